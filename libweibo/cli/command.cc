@@ -1,0 +1,124 @@
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+
+#include "storage/clock.h"
+#include "weibo/cli.h"
+#include "weibo/render.h"
+#include "weibo/version.h"
+
+namespace weibo::cli {
+
+Command::Command(std::string name, std::string description)
+    : name_(std::move(name)), app_(std::move(description), name_) {
+  app_.set_version_flag("--version", std::string(name_) + " " + kVersion);
+  app_.add_option("--data", data_dir_, "data directory holding cluster.json and the shards")
+      ->envname("WEIBO_DATA")
+      ->capture_default_str();
+  app_.add_option("--now", now_, "fixed clock: epoch seconds or ISO 8601 (golden tests)")
+      ->envname("WEIBO_NOW");
+  app_.add_option("--token", token_, "access token (used by a daemon started with --auth)")
+      ->envname("WEIBO_TOKEN");
+  app_.add_flag("--json", json_, "print one JSON object (lists as one JSON array)");
+  app_.add_flag("--jsonl", jsonl_, "print lists as JSON Lines, one object a line");
+  app_.add_flag("--async", async_, "return before the outbox jobs this write created are applied");
+  app_.add_flag("--explain", explain_, "after the result, print each shard and statement touched");
+}
+
+void Command::AddUser(std::string* user) {
+  app_.add_option("-u,--user", *user, "the acting user: an id or @name")
+      ->envname("WEIBO_USER")
+      ->required();
+}
+
+std::string Command::Content(const std::string& arg) {
+  if (arg != "-") return arg;
+  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  return text;
+}
+
+int Command::Fail(Code code, const std::string& message) {
+  if (json_ || jsonl_)
+    std::cerr << Json{{"error", {{"code", CodeName(code)}, {"message", message}}}}.dump() << "\n";
+  else
+    std::cerr << name_ << ": error: " << CodeName(code) << ": " << message << "\n";
+  return ExitStatus(code);
+}
+
+int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
+  try {
+    app_.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app_.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string message = e.what();
+    return Fail(Code::kInvalidArgument, message + " (see " + name_ + " --help)");
+  }
+  EmbeddedOptions options;
+  options.data_dir = data_dir_;
+  options.drain = !async_;
+  options.explain = explain_;
+  if (!now_.empty()) {
+    auto ms = ParseTime(now_);
+    if (!ms) return Fail(Code::kInvalidArgument, "--now must be epoch seconds or ISO 8601, not '" + now_ + "'");
+    options.now_ms = *ms;
+  }
+  Request request;
+  try {
+    request = build();
+  } catch (const std::exception& e) {
+    return Fail(Code::kInvalidArgument, e.what());
+  }
+  auto executor = OpenEmbedded(options);
+  Result<Json> result = executor->Execute(request);
+  if (!result.ok()) return Fail(result.status().code(), result.status().message());
+  const Json& value = result.value();
+  if (jsonl_ && value.is_array()) {
+    for (const auto& item : value) std::cout << item.dump() << "\n";
+  } else if (json_ || jsonl_) {
+    std::cout << value.dump() << "\n";
+  } else {
+    std::cout << RenderText(request.op, value);
+  }
+  if (explain_) {
+    std::cout << "-- explain: " << request.op << "\n";
+    for (const auto& line : executor->Explain()) std::cout << line << "\n";
+  }
+  std::cout.flush();
+  // A report whose "ok" is false (weibo-fsck found violations) exits 1.
+  return value.is_object() && value.value("ok", true) == false ? 1 : 0;
+}
+
+int Dispatch(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cout << "usage: weibo COMMAND [ARGS...]\n"
+                 "Runs weibo-COMMAND; see weibo(7) for the commands and `weibo-COMMAND --help`.\n";
+    return argc < 2 ? 2 : 0;
+  }
+  if (std::string(argv[1]) == "--version") {
+    std::cout << "weibo " << kVersion << "\n";
+    return 0;
+  }
+  std::string command = std::string("weibo-") + argv[1];
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::vector<char*> args(argv + 1, argv + argc);
+  args[0] = command.data();
+  args.push_back(nullptr);
+  if (n > 0) {
+    self[n] = '\0';
+    std::string dir(self);
+    dir = dir.substr(0, dir.rfind('/') + 1);
+    std::string local = dir + command;
+    if (access(local.c_str(), X_OK) == 0) execv(local.c_str(), args.data());
+  }
+  execvp(command.c_str(), args.data());
+  std::cerr << "weibo: error: invalid_argument: '" << argv[1] << "' is not a weibo command\n";
+  return 2;
+}
+
+}  // namespace weibo::cli

@@ -1,0 +1,27 @@
+// comment: A comments on msg_b (seed 000 flow 4).
+//
+// Shards: A's shard in one transaction — msg_info (type 1), msg_counter, A's msg_count + 1
+// and A's own inbox row (seed 000 steps 1-3; comments do not fan out to followers) — and a
+// ref_add job for msg_b's shard (flows/refs.cc): commented_count + 1, comment_count + 1 and
+// the msg_msg_relation row whose page_index is fixed at (commented_count - 1) / page_size.
+// The seed writes commented_count % page_count, which would make pages cycle; SPEC §4.5
+// corrects it. A deleted comment leaves a hole in its page; no comment ever changes page.
+#include "flows/flows.h"
+#include "flows/message.h"
+
+namespace weibo {
+
+Json Comment(Context& ctx, const Json& args) {
+  int64_t author = ctx.ResolveUser(args.at("user"));
+  MsgRow target = ctx.RequireMsg(args.at("msg").get<int64_t>());
+  Shard& shard = ctx.shards().ForUser(author);
+  MsgRow row = ReferringMessage(author, kComment, target, args.at("content").get<std::string>());
+  WriteTxn txn(shard);
+  row = WriteMessage(ctx, shard, row);
+  EnqueueRefAdd(ctx, shard, row);
+  txn.Commit();
+  ctx.Settle();
+  return MessageView(ctx).Render(row);
+}
+
+}  // namespace weibo

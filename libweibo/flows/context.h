@@ -1,0 +1,53 @@
+// Context: what every flow and job handler works with — the shard set, the clock, the
+// jobs this request created (to drain before returning), and the shared lookups
+// (resolve a user by id or @name, require a message).
+#ifndef WEIBO_FLOWS_CONTEXT_H_
+#define WEIBO_FLOWS_CONTEXT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "storage/clock.h"
+#include "storage/shard_set.h"
+#include "tables/msg_info.h"
+#include "tables/user_info.h"
+#include "weibo/request.h"
+
+namespace weibo {
+
+struct JobRef {
+  int shard;
+  int64_t local_id;
+};
+
+class Context {
+ public:
+  Context(ShardSet& shards, Clock clock) : shards_(shards), clock_(clock) {}
+
+  ShardSet& shards() { return shards_; }
+  const ClusterConfig& config() const { return shards_.config(); }
+  int64_t now() const { return clock_.NowMs(); }
+
+  // Writes a job into source's open transaction and remembers it for draining.
+  void Enqueue(Shard& source, int target, const char* kind, const Json& payload);
+  std::vector<JobRef>& created_jobs() { return created_; }
+  // Applies the jobs this request created, unless --async asked not to (SPEC §5).
+  void Settle();
+  void set_drain(bool drain) { drain_ = drain; }
+
+  // A user given as a number or "@name"; Failure(not_found) when there is none.
+  int64_t ResolveUser(const Json& arg);
+  UserRow RequireUser(int64_t id);
+  MsgRow RequireMsg(int64_t id);
+
+ private:
+  ShardSet& shards_;
+  Clock clock_;
+  std::vector<JobRef> created_;
+  bool drain_ = true;
+};
+
+}  // namespace weibo
+
+#endif  // WEIBO_FLOWS_CONTEXT_H_

@@ -1,0 +1,45 @@
+// delete: by the author; a comment also by the author of the message it comments on
+// (seed 000 flows 5-7).
+//
+// Shards: the message's own shard (= its author's) in one transaction — msg_info and
+// msg_counter rows, the author's own inbox row, msg_count - 1 — plus jobs: for a comment or
+// repost, ref_remove on the referenced message's shard (relation row gone, comment_count or
+// transfer_count - 1; commented_count and transferred_count never drop); for an original
+// or repost, purge, which removes the pushed inbox rows of every follower shard. Until a
+// purge is done, readers skip inbox rows whose message is gone, so a deleted message is
+// never shown. Comments and reposts of it stay and show it as deleted by its author.
+#include "flows/flows.h"
+#include "flows/message.h"
+#include "storage/failure.h"
+#include "tables/msg_counter.h"
+#include "tables/msg_index.h"
+
+namespace weibo {
+
+Json Delete(Context& ctx, const Json& args) {
+  int64_t actor = ctx.ResolveUser(args.at("user"));
+  MsgRow msg = ctx.RequireMsg(args.at("msg").get<int64_t>());
+  bool owner = msg.user_id == actor;
+  bool target_owner = msg.type == kComment && msg.ref_user_id == actor;
+  if (!owner && !target_owner)
+    Fail(Code::kForbidden, "user " + std::to_string(actor) + " may not delete message " +
+                               std::to_string(msg.id) + " of user " + std::to_string(msg.user_id));
+  Shard& shard = ctx.shards().ForMsg(msg.id);
+  WriteTxn txn(shard);
+  if (!DeleteMsg(shard, msg.id)) Fail(Code::kNotFound, "no message with id " + std::to_string(msg.id));
+  DeleteCounter(shard, msg.id);
+  DeleteInbox(shard, msg.user_id, msg.id);
+  AddUserCounts(shard, msg.user_id, -1, 0, 0);
+  if (msg.type != kOriginal)
+    ctx.Enqueue(shard, static_cast<int>(msg.ref_msg_id % ctx.shards().count()), "ref_remove",
+                Json{{"type", msg.type},
+                     {"reference_id", msg.user_id},
+                     {"reference_msg_id", msg.id},
+                     {"referenced_msg_id", msg.ref_msg_id}});
+  if (msg.type != kComment) EnqueuePurge(ctx, shard, msg);
+  txn.Commit();
+  ctx.Settle();
+  return Json{{"id", std::to_string(msg.id)}, {"deleted", true}};
+}
+
+}  // namespace weibo

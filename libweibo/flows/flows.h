@@ -1,0 +1,57 @@
+// Every flow (one op of the operation table each) and every job handler, grouped by the
+// file that defines it. A flow takes arguments already validated at the edge (ops/args.cc)
+// and returns the JSON of SPEC §10; it refuses by throwing Failure.
+#ifndef WEIBO_FLOWS_FLOWS_H_
+#define WEIBO_FLOWS_FLOWS_H_
+
+#include "flows/context.h"
+
+namespace weibo {
+
+// flows/user.cc
+Json UserAdd(Context& ctx, const Json& args);
+Json UserShow(Context& ctx, const Json& args);
+Json UserList(Context& ctx, const Json& args);
+Json UserJson(const UserRow& row);
+void ApplyUserCreate(Context& ctx, Shard& target, const Json& payload);
+
+// flows/follow.cc
+Json Follow(Context& ctx, const Json& args);
+Json Unfollow(Context& ctx, const Json& args);
+void ApplyFanAdd(Context& ctx, Shard& target, const Json& payload);
+void ApplyFanRemove(Context& ctx, Shard& target, const Json& payload);
+void ApplyInboxMerge(Context& ctx, Shard& target, const Json& payload);
+
+// flows/post.cc, flows/repost.cc, flows/comment.cc
+Json Post(Context& ctx, const Json& args);
+Json Repost(Context& ctx, const Json& args);
+Json Comment(Context& ctx, const Json& args);
+
+// flows/refs.cc: the referenced message's side of a comment or repost
+void ApplyRefAdd(Context& ctx, Shard& target, const Json& payload);
+void ApplyRefRemove(Context& ctx, Shard& target, const Json& payload);
+
+// flows/delete.cc
+Json Delete(Context& ctx, const Json& args);
+
+// flows/fanout.cc: the feed mode's write side
+void ApplyFanOut(Context& ctx, Shard& target, const Json& payload);
+void ApplyDeliver(Context& ctx, Shard& target, const Json& payload);
+void ApplyPurge(Context& ctx, Shard& target, const Json& payload);
+void ApplyUndeliver(Context& ctx, Shard& target, const Json& payload);
+
+// flows/timeline.cc
+Json Timeline(Context& ctx, const Json& args);
+
+// flows/show.cc
+Json Show(Context& ctx, const Json& args);
+Json Comments(Context& ctx, const Json& args);
+Json Reposts(Context& ctx, const Json& args);
+Json Count(Context& ctx, const Json& args);
+
+// flows/fsck.cc
+Json Fsck(Context& ctx, const Json& args);
+
+}  // namespace weibo
+
+#endif  // WEIBO_FLOWS_FLOWS_H_

@@ -1,0 +1,98 @@
+// follow / unfollow A -> B (seed 000 flow 1, merged relation storage).
+//
+// Shards: A's shard in the request's transaction — the (A, B, 1) row, A's follow_count
+// and, on unfollow, B's posts leave A's inbox; B's shard through the fan_add / fan_remove
+// job — the (B, A, 0) row and B's fans_count. In push and hybrid mode, fan_add also
+// snapshots B's newest posts (up to the inbox cap) in the same transaction on B's shard and
+// sends them to A's inbox as an inbox_merge job. Serialising on B's shard is what makes
+// this exact: a post of B commits either before that snapshot (and is in it) or after the
+// fan row exists (and its fan-out reaches A). Deliveries re-check the follow on A's shard,
+// so a merge or fan-out that arrives after an unfollow adds nothing.
+#include "flows/flows.h"
+#include "storage/failure.h"
+#include "tables/msg_index.h"
+#include "tables/user_relation.h"
+
+namespace weibo {
+namespace {
+
+struct Pair {
+  int64_t user, target;
+};
+
+Pair ResolvePair(Context& ctx, const Json& args) {
+  Pair p{ctx.ResolveUser(args.at("user")), ctx.ResolveUser(args.at("target"))};
+  if (p.user == p.target) Fail(Code::kCannotFollowSelf, "a user cannot follow themselves");
+  return p;
+}
+
+Json PairJson(Context& ctx, const Pair& p, bool following) {
+  return Json{{"user", UserJson(ctx.RequireUser(p.user))},
+              {"target", UserJson(ctx.RequireUser(p.target))},
+              {"following", following}};
+}
+
+bool Pushes(const ClusterConfig& config) { return config.feed != "pull"; }
+
+}  // namespace
+
+Json Follow(Context& ctx, const Json& args) {
+  Pair p = ResolvePair(ctx, args);
+  Shard& shard = ctx.shards().ForUser(p.user);
+  WriteTxn txn(shard);
+  if (HasRelation(shard, p.user, p.target, kFollowing))
+    Fail(Code::kAlreadyFollowing, "user " + std::to_string(p.user) + " already follows user " +
+                                      std::to_string(p.target));
+  InsertRelation(shard, p.user, p.target, kFollowing, ctx.now());
+  AddUserCounts(shard, p.user, 0, 0, 1);
+  TouchUser(shard, p.user, ctx.now());
+  ctx.Enqueue(shard, static_cast<int>(p.target % ctx.shards().count()), "fan_add",
+              Json{{"user", p.target}, {"fan", p.user}, {"time", ctx.now()},
+                   {"merge", Pushes(ctx.config())}});
+  txn.Commit();
+  ctx.Settle();
+  return PairJson(ctx, p, true);
+}
+
+Json Unfollow(Context& ctx, const Json& args) {
+  Pair p = ResolvePair(ctx, args);
+  Shard& shard = ctx.shards().ForUser(p.user);
+  WriteTxn txn(shard);
+  if (!DeleteRelation(shard, p.user, p.target, kFollowing))
+    Fail(Code::kNotFollowing, "user " + std::to_string(p.user) + " does not follow user " +
+                                  std::to_string(p.target));
+  AddUserCounts(shard, p.user, 0, 0, -1);
+  TouchUser(shard, p.user, ctx.now());
+  DeleteInboxByAuthor(shard, p.user, p.target);
+  ctx.Enqueue(shard, static_cast<int>(p.target % ctx.shards().count()), "fan_remove",
+              Json{{"user", p.target}, {"fan", p.user}});
+  txn.Commit();
+  ctx.Settle();
+  return PairJson(ctx, p, false);
+}
+
+void ApplyFanAdd(Context& ctx, Shard& target, const Json& p) {
+  int64_t user = p.at("user").get<int64_t>(), fan = p.at("fan").get<int64_t>();
+  if (InsertRelation(target, user, fan, kFan, p.at("time").get<int64_t>()))
+    AddUserCounts(target, user, 0, 1, 0);
+  if (!p.value("merge", false)) return;
+  Json items = Json::array();
+  for (const MsgRow& m : AuthorPosts(target, user, 0, 0, ctx.config().inbox_cap))
+    items.push_back(Json::array({m.id, m.time}));
+  if (items.empty()) return;
+  ctx.Enqueue(target, static_cast<int>(fan % ctx.shards().count()), "inbox_merge",
+              Json{{"user", fan}, {"author", user}, {"items", items}});
+}
+
+void ApplyFanRemove(Context&, Shard& target, const Json& p) {
+  int64_t user = p.at("user").get<int64_t>(), fan = p.at("fan").get<int64_t>();
+  if (DeleteRelation(target, user, fan, kFan)) AddUserCounts(target, user, 0, -1, 0);
+}
+
+void ApplyInboxMerge(Context&, Shard& target, const Json& p) {
+  int64_t user = p.at("user").get<int64_t>(), author = p.at("author").get<int64_t>();
+  for (const auto& item : p.at("items"))
+    DeliverInbox(target, {user, item[0].get<int64_t>(), author, item[1].get<int64_t>()});
+}
+
+}  // namespace weibo

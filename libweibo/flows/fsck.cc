@@ -1,0 +1,232 @@
+// fsck: every invariant of SPEC §12 that the tables hold, across all shards, each
+// violation reported with where it is; with repair, each is fixed. Checks:
+//
+//   integrity     PRAGMA integrity_check of every shard
+//   outbox        no job is pending (repair first applies them all, which is how a crash
+//                 in mid-flow is finished)
+//   relation      (A, B, 1) on shard(A) <=> (B, A, 0) on shard(B)
+//   user_counts   follow_count, fans_count, msg_count = a recount of their rows
+//   counters      every message has one counter row; comment_count / transfer_count = its
+//                 relation rows; commented/transferred cover every page_index handed out
+//   inbox         no row for a deleted message or for an author the reader does not follow;
+//                 the author's own row for every message; in push mode (and hybrid, for
+//                 pushed authors) every post made since a follow is in the follower's inbox
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "flows/flows.h"
+#include "flows/message.h"
+#include "jobs/jobs.h"
+#include "tables/msg_counter.h"
+#include "tables/msg_index.h"
+#include "tables/msg_msg_relation.h"
+#include "tables/outbox.h"
+#include "tables/user_relation.h"
+
+namespace weibo {
+namespace {
+
+struct Snapshot {
+  std::map<int64_t, UserRow> users;
+  std::set<std::tuple<int64_t, int64_t, int64_t>> relations;  // (user, other, type)
+  std::map<std::tuple<int64_t, int64_t, int64_t>, int64_t> relation_time;
+  std::map<int64_t, MsgRow> msgs;
+  std::map<int64_t, CounterRow> counters;
+  std::vector<RelationMsgRow> msg_relations;
+  std::set<std::pair<int64_t, int64_t>> inbox;  // (user, msg)
+  std::vector<InboxRow> inbox_rows;
+};
+
+Snapshot Load(Context& ctx) {
+  Snapshot s;
+  for (int i = 0; i < ctx.shards().count(); ++i) {
+    Shard& shard = ctx.shards().At(i);
+    ReadTxn txn(shard);
+    for (auto& u : ListUsers(shard)) s.users[u.id] = u;
+    for (auto& r : AllRelations(shard)) {
+      s.relations.insert({r.user, r.other, r.type});
+      s.relation_time[{r.user, r.other, r.type}] = r.time;
+    }
+    for (auto& m : AllMsgs(shard)) s.msgs[m.id] = m;
+    for (auto& c : AllCounters(shard)) s.counters[c.msg_id] = c;
+    for (auto& r : AllMsgRelations(shard)) s.msg_relations.push_back(r);
+    for (auto& r : AllInbox(shard)) {
+      s.inbox.insert({r.user_id, r.msg_id});
+      s.inbox_rows.push_back(r);
+    }
+  }
+  return s;
+}
+
+class Checker {
+ public:
+  Checker(Context& ctx, bool repair) : ctx_(ctx), repair_(repair) {}
+
+  // Reports one violation; runs fix in a write transaction on shard when repairing.
+  template <typename Fix>
+  void Violation(const char* check, const std::string& detail, Shard& shard, Fix fix) {
+    violations_.push_back(Json{{"check", check}, {"detail", detail}, {"repaired", repair_}});
+    if (!repair_) return;
+    WriteTxn txn(shard);
+    fix(shard);
+    txn.Commit();
+  }
+  void Report(const char* check, const std::string& detail) {
+    violations_.push_back(Json{{"check", check}, {"detail", detail}, {"repaired", false}});
+  }
+  Json violations() const { return violations_; }
+
+ private:
+  Context& ctx_;
+  bool repair_;
+  Json violations_ = Json::array();
+};
+
+std::string S(int64_t v) { return std::to_string(v); }
+
+void CheckStorage(Context& ctx, Checker& c, bool repair) {
+  for (int i = 0; i < ctx.shards().count(); ++i) {
+    Shard& shard = ctx.shards().At(i);
+    Stmt& st = shard.Query("PRAGMA integrity_check");
+    std::string result = st.Step() ? st.Text(0) : "no answer";
+    st.Reset();
+    if (result != "ok") c.Report("integrity", shard.name() + ": " + result);
+  }
+  if (repair) DrainAllPending(ctx);
+  for (int i = 0; i < ctx.shards().count(); ++i) {
+    int64_t pending = CountJobs(ctx.shards().At(i), 0);
+    if (pending > 0) c.Report("outbox", ctx.shards().At(i).name() + ": " + S(pending) + " pending job(s)");
+  }
+}
+
+void CheckRelations(Context& ctx, Checker& c, const Snapshot& s) {
+  ShardSet& shards = ctx.shards();
+  for (const auto& [user, other, type] : s.relations) {
+    int64_t twin_type = type == kFollowing ? kFan : kFollowing;
+    if (s.relations.count({other, user, twin_type})) continue;
+    if (type == kFollowing) {
+      int64_t time = s.relation_time.at({user, other, type});
+      c.Violation("relation", "user " + S(user) + " follows " + S(other) + " but the fan row is missing",
+                  shards.ForUser(other), [&](Shard& sh) { InsertRelation(sh, other, user, kFan, time); });
+    } else {
+      c.Violation("relation", "user " + S(other) + " is a fan of " + S(user) + " without following",
+                  shards.ForUser(user), [&](Shard& sh) { DeleteRelation(sh, user, other, kFan); });
+    }
+  }
+  std::map<int64_t, std::array<int64_t, 3>> recount;  // msgs, fans, follows
+  for (const auto& [id, user] : s.users) recount[id] = {0, 0, 0};
+  for (const auto& [user, other, type] : s.relations) ++recount[user][type == kFan ? 1 : 2];
+  for (const auto& [id, m] : s.msgs) ++recount[m.user_id][0];
+  for (const auto& [id, u] : s.users) {
+    const auto& r = recount[id];
+    if (u.msg_count == r[0] && u.fans_count == r[1] && u.follow_count == r[2]) continue;
+    c.Violation("user_counts",
+                "user " + S(id) + " has msg/fans/follow " + S(u.msg_count) + "/" + S(u.fans_count) +
+                    "/" + S(u.follow_count) + ", rows say " + S(r[0]) + "/" + S(r[1]) + "/" + S(r[2]),
+                shards.ForUser(id), [&](Shard& sh) { SetUserCounts(sh, id, r[0], r[1], r[2]); });
+  }
+}
+
+void CheckCounters(Context& ctx, Checker& c, const Snapshot& s) {
+  // comments, transfers, and the least commented / transferred the pages imply
+  std::map<int64_t, std::array<int64_t, 4>> recount;
+  for (const auto& r : s.msg_relations) {
+    auto& v = recount[r.referenced_msg_id];
+    ++v[r.type == kComment ? 0 : 1];
+    // A row on page p means at least p * page_size + 1 were ever made.
+    int64_t need = r.page_index * ctx.config().page_size + 1;
+    int slot = r.type == kComment ? 2 : 3;
+    v[slot] = std::max(v[slot], need);
+  }
+  for (const auto& [id, m] : s.msgs) {
+    Shard& shard = ctx.shards().ForMsg(id);
+    auto it = s.counters.find(id);
+    if (it == s.counters.end()) {
+      c.Violation("counters", "message " + S(id) + " has no counter row", shard,
+                  [&](Shard& sh) { InitCounter(sh, id); });
+      continue;
+    }
+    CounterRow want = it->second;
+    auto r = recount[id];
+    want.comments = r[0];
+    want.transfers = r[1];
+    want.commented = std::max({want.commented, r[0], r[2]});
+    want.transferred = std::max({want.transferred, r[1], r[3]});
+    const CounterRow& have = it->second;
+    if (have.comments == want.comments && have.transfers == want.transfers &&
+        have.commented == want.commented && have.transferred == want.transferred)
+      continue;
+    c.Violation("counters",
+                "message " + S(id) + " counts comments " + S(have.comments) + "/" + S(have.commented) +
+                    " reposts " + S(have.transfers) + "/" + S(have.transferred) + ", rows say " +
+                    S(want.comments) + "/" + S(want.commented) + " " + S(want.transfers) + "/" +
+                    S(want.transferred),
+                shard, [&](Shard& sh) { SetCounter(sh, want); });
+  }
+  for (const auto& [id, counter] : s.counters)
+    if (!s.msgs.count(id))
+      c.Violation("counters", "counter row of missing message " + S(id), ctx.shards().ForMsg(id),
+                  [&](Shard& sh) { DeleteCounter(sh, id); });
+}
+
+void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
+  ShardSet& shards = ctx.shards();
+  for (const auto& row : s.inbox_rows) {
+    auto m = s.msgs.find(row.msg_id);
+    bool own = row.author_id == row.user_id;
+    std::string where = "inbox of user " + S(row.user_id) + ": message " + S(row.msg_id);
+    auto drop = [&](Shard& sh) { DeleteInbox(sh, row.user_id, row.msg_id); };
+    if (m == s.msgs.end())
+      c.Violation("inbox", where + " was deleted", shards.ForUser(row.user_id), drop);
+    else if (m->second.user_id != row.author_id)
+      c.Violation("inbox", where + " names the wrong author", shards.ForUser(row.user_id), drop);
+    else if (!own && !s.relations.count({row.user_id, row.author_id, kFollowing}))
+      c.Violation("inbox", where + " is by user " + S(row.author_id) + ", who is not followed",
+                  shards.ForUser(row.user_id), drop);
+  }
+  for (const auto& [id, m] : s.msgs) {
+    const MsgRow& msg = m;
+    if (!s.inbox.count({msg.user_id, id}))
+      c.Violation("inbox", "message " + S(id) + " is missing from its author's own inbox",
+                  shards.ForUser(msg.user_id),
+                  [&](Shard& sh) { InsertInbox(sh, {msg.user_id, msg.id, msg.user_id, msg.time}); });
+  }
+  if (ctx.config().feed == "pull") return;
+  std::map<int64_t, std::vector<const MsgRow*>> posts;
+  for (const auto& [id, m] : s.msgs)
+    if (m.type != kComment) posts[m.user_id].push_back(&m);
+  for (const auto& [user, other, type] : s.relations) {
+    if (type != kFollowing || !s.users.count(other)) continue;
+    if (!PushesAuthor(ctx, s.users.at(other))) continue;
+    int64_t since = s.relation_time.at({user, other, type});
+    for (const MsgRow* m : posts[other]) {
+      if (m->time < since || s.inbox.count({user, m->id})) continue;
+      int64_t reader = user;
+      c.Violation("inbox", "post " + S(m->id) + " of user " + S(other) + " is missing from follower " +
+                               S(user) + "'s inbox",
+                  shards.ForUser(user),
+                  [&](Shard& sh) { InsertInbox(sh, {reader, m->id, m->user_id, m->time}); });
+    }
+  }
+}
+
+}  // namespace
+
+Json Fsck(Context& ctx, const Json& args) {
+  bool repair = args.value("repair", false);
+  Checker c(ctx, repair);
+  CheckStorage(ctx, c, repair);
+  Snapshot s = Load(ctx);
+  CheckRelations(ctx, c, s);
+  CheckCounters(ctx, c, s);
+  CheckInbox(ctx, c, s);
+  return Json{{"ok", c.violations().empty()},
+              {"shards", ctx.shards().count()},
+              {"repair", repair},
+              {"violations", c.violations()}};
+}
+
+}  // namespace weibo

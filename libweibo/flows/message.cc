@@ -1,0 +1,20 @@
+#include "flows/message.h"
+
+#include "storage/gene_id.h"
+#include "tables/msg_counter.h"
+#include "tables/msg_index.h"
+
+namespace weibo {
+
+MsgRow WriteMessage(Context& ctx, Shard& shard, MsgRow row) {
+  row.time = ctx.now();
+  row.id = NextGeneId(shard, row.user_id, row.time);
+  InsertMsg(shard, row);
+  InitCounter(shard, row.id);
+  AddUserCounts(shard, row.user_id, 1, 0, 0);
+  TouchUser(shard, row.user_id, row.time);
+  InsertInbox(shard, {row.user_id, row.id, row.user_id, row.time});
+  return row;
+}
+
+}  // namespace weibo

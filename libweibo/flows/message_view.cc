@@ -1,0 +1,72 @@
+// MessageView: one message as SPEC §10's JSON — its row, counters, author name, the
+// fixed page_index of a comment or repost (read from the relation row beside the message
+// it refers to) and the root message (seed 000, 6-30 update), or {"id","deleted":true}
+// when the author deleted it.
+#include "flows/message.h"
+#include "storage/clock.h"
+#include "tables/msg_counter.h"
+#include "tables/msg_msg_relation.h"
+
+namespace weibo {
+namespace {
+
+const char* TypeName(int type) {
+  switch (type) {
+    case kComment:
+      return "comment";
+    case kRepost:
+      return "repost";
+    default:
+      return "original";
+  }
+}
+
+}  // namespace
+
+Json CountsJson(const CounterRow& c) {
+  return Json{{"comments", c.comments}, {"commented", c.commented}, {"reposts", c.transfers},
+              {"reposted", c.transferred}, {"likes", c.likes},     {"views", c.views}};
+}
+
+std::string MessageView::UserName(int64_t user_id) {
+  for (const auto& entry : names_)
+    if (entry.first == user_id) return entry.second;
+  auto user = GetUser(ctx_.shards().ForUser(user_id), user_id);
+  std::string name = user ? user->name : std::string();
+  if (names_.size() > 64) names_.clear();
+  names_.emplace_back(user_id, name);
+  return name;
+}
+
+Json MessageView::Render(int64_t msg_id) {
+  auto row = GetMsg(ctx_.shards().ForMsg(msg_id), msg_id);
+  return row ? Render(*row) : Json();
+}
+
+Json MessageView::Render(const MsgRow& m) {
+  Shard& shard = ctx_.shards().ForMsg(m.id);
+  CounterRow c = GetCounter(shard, m.id).value_or(CounterRow{});
+  Json j{{"id", std::to_string(m.id)},     {"user_id", std::to_string(m.user_id)},
+         {"user_name", UserName(m.user_id)}, {"type", TypeName(m.type)},
+         {"content", m.content},             {"time", FormatTime(m.time)}};
+  if (m.ref_msg_id != 0) {
+    j["ref"] = Json{{"id", std::to_string(m.ref_msg_id)},
+                    {"user_id", std::to_string(m.ref_user_id)}};
+    auto rel = GetMsgRelation(ctx_.shards().ForMsg(m.ref_msg_id), m.user_id, m.id);
+    j["page_index"] = rel ? Json(rel->page_index) : Json();
+  } else {
+    j["ref"] = nullptr;
+    j["page_index"] = nullptr;
+  }
+  j["counts"] = CountsJson(c);
+  if (m.root_msg_id == 0) {
+    j["root"] = nullptr;
+  } else {
+    auto root = GetMsg(ctx_.shards().ForMsg(m.root_msg_id), m.root_msg_id);
+    j["root"] = root ? Render(*root)
+                     : Json{{"id", std::to_string(m.root_msg_id)}, {"deleted", true}};
+  }
+  return j;
+}
+
+}  // namespace weibo

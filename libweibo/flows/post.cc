@@ -1,0 +1,27 @@
+// post: an original message (seed 000 flow 2).
+//
+// Shards: the author's only, in one transaction — msg_info (type 0), msg_counter,
+// msg_count + 1, the author's own inbox row — plus, when the feed mode pushes this author,
+// a fanout job in the same transaction (flows/fanout.cc), which becomes one deliver job
+// per follower shard: one transaction per target shard, however many followers live there.
+#include "flows/flows.h"
+#include "flows/message.h"
+
+namespace weibo {
+
+Json Post(Context& ctx, const Json& args) {
+  int64_t author = ctx.ResolveUser(args.at("user"));
+  Shard& shard = ctx.shards().ForUser(author);
+  MsgRow row;
+  row.user_id = author;
+  row.type = kOriginal;
+  row.content = args.at("content").get<std::string>();
+  WriteTxn txn(shard);
+  row = WriteMessage(ctx, shard, row);
+  EnqueueFanOut(ctx, shard, row);
+  txn.Commit();
+  ctx.Settle();
+  return MessageView(ctx).Render(row);
+}
+
+}  // namespace weibo

@@ -1,0 +1,53 @@
+// The referenced message's side of a comment or repost: ref_add and ref_remove jobs, run
+// on the shard of the message commented on or reposted (msg_b).
+//
+// ref_add: commented_count/comment_count (or transferred_count/transfer_count) + 1 and
+// the msg_msg_relation row, page_index = (n - 1) / page_size with n the *_ed count after
+// the increment. ref_remove: delete the relation row and, only if there was one, the kept
+// count - 1; the *_ed counts never drop, so the next comment still gets the next number.
+// If msg_b was deleted meanwhile its counter row is gone: the relation row is still kept
+// (page 0 unless counted), so the comment shows "deleted by its author".
+#include "flows/flows.h"
+#include "tables/msg_counter.h"
+#include "tables/msg_msg_relation.h"
+
+namespace weibo {
+
+void ApplyRefAdd(Context& ctx, Shard& target, const Json& p) {
+  RelationMsgRow rel;
+  rel.type = p.at("type").get<int>();
+  rel.reference_id = p.at("reference_id").get<int64_t>();
+  rel.reference_msg_id = p.at("reference_msg_id").get<int64_t>();
+  rel.referenced_id = p.at("referenced_id").get<int64_t>();
+  rel.referenced_msg_id = p.at("referenced_msg_id").get<int64_t>();
+  rel.time = p.at("time").get<int64_t>();
+  if (GetMsgRelation(target, rel.reference_id, rel.reference_msg_id)) return;
+  CounterRow delta;
+  delta.msg_id = rel.referenced_msg_id;
+  if (rel.type == kComment)
+    delta.commented = delta.comments = 1;
+  else
+    delta.transferred = delta.transfers = 1;
+  if (AddCounter(target, delta)) {
+    CounterRow now = *GetCounter(target, rel.referenced_msg_id);
+    int64_t n = rel.type == kComment ? now.commented : now.transferred;
+    rel.page_index = PageIndex(n, ctx.config().page_size);
+  }
+  InsertMsgRelation(target, rel);
+}
+
+void ApplyRefRemove(Context&, Shard& target, const Json& p) {
+  int type = p.at("type").get<int>();
+  if (!DeleteMsgRelation(target, p.at("reference_id").get<int64_t>(),
+                         p.at("reference_msg_id").get<int64_t>()))
+    return;
+  CounterRow delta;
+  delta.msg_id = p.at("referenced_msg_id").get<int64_t>();
+  if (type == kComment)
+    delta.comments = -1;
+  else
+    delta.transfers = -1;
+  AddCounter(target, delta);
+}
+
+}  // namespace weibo

@@ -1,0 +1,71 @@
+// show, comments, reposts, count: reading one message, its fixed pages, and the
+// counters of many messages in one call (seed 004's batch counter read).
+//
+// show counts a view (view_count + 1 in one transaction on the message's shard: SPEC
+// §6). comments and reposts read one fixed page: the relation rows with that page_index,
+// all on the message's own shard (seed 000's 12-08 correction), oldest first, then each
+// comment or repost from its author's shard. A page may hold fewer than page_size items
+// (deleted ones leave holes); a page is "not found" only when it lies beyond every page
+// handed out so far. count reads msg_counter rows, each on its message's shard.
+#include "flows/flows.h"
+#include "flows/message.h"
+#include "storage/failure.h"
+#include "tables/msg_counter.h"
+#include "tables/msg_msg_relation.h"
+
+namespace weibo {
+namespace {
+
+Json RelationPage(Context& ctx, const Json& args, int type) {
+  int64_t msg_id = args.at("msg").get<int64_t>();
+  int64_t page = args.value("page", int64_t{0});
+  Shard& shard = ctx.shards().ForMsg(msg_id);
+  auto counter = GetCounter(shard, msg_id);
+  if (!counter) {
+    // A deleted message keeps its comments and reposts; only a never-seen id is unknown.
+    if (MsgRelationPage(shard, msg_id, type, 0).empty())
+      Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+  }
+  MessageView view(ctx);
+  Json out = Json::array();
+  for (const auto& rel : MsgRelationPage(shard, msg_id, type, page)) {
+    Json m = view.Render(rel.reference_msg_id);
+    if (!m.is_null()) out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace
+
+Json Show(Context& ctx, const Json& args) {
+  int64_t msg_id = args.at("msg").get<int64_t>();
+  Shard& shard = ctx.shards().ForMsg(msg_id);
+  {
+    WriteTxn txn(shard);
+    CounterRow view;
+    view.msg_id = msg_id;
+    view.views = 1;
+    if (!AddCounter(shard, view)) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+    txn.Commit();
+  }
+  Json m = MessageView(ctx).Render(msg_id);
+  if (m.is_null()) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+  return m;
+}
+
+Json Comments(Context& ctx, const Json& args) { return RelationPage(ctx, args, kComment); }
+
+Json Reposts(Context& ctx, const Json& args) { return RelationPage(ctx, args, kRepost); }
+
+Json Count(Context& ctx, const Json& args) {
+  Json out = Json::array();
+  for (const auto& id_json : args.at("msgs")) {
+    int64_t msg_id = id_json.get<int64_t>();
+    auto c = GetCounter(ctx.shards().ForMsg(msg_id), msg_id);
+    if (!c) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+    out.push_back(Json{{"id", std::to_string(msg_id)}, {"counts", CountsJson(*c)}});
+  }
+  return out;
+}
+
+}  // namespace weibo

@@ -1,0 +1,69 @@
+// user: add, show, list.
+//
+// user_add touches three shards, and takes write locks in one fixed order so two adds
+// never deadlock: the name's shard (BLAKE2b-64(name) mod N) first, where the unique name
+// is claimed; then shard 0, whose meta row next_user_id hands out sequential ids; the
+// counter commits first, so a crash in between burns an id but never hands one out twice.
+// The user_info row on shard(id) is written by the user_create job enqueued with the name.
+#include "flows/flows.h"
+#include "storage/failure.h"
+#include "tables/user_name.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace weibo {
+
+Json UserJson(const UserRow& row) {
+  return Json{{"id", std::to_string(row.id)},
+              {"name", row.name},
+              {"msg_count", row.msg_count},
+              {"fans_count", row.fans_count},
+              {"follow_count", row.follow_count}};
+}
+
+Json UserAdd(Context& ctx, const Json& args) {
+  const std::string name = args.at("name").get<std::string>();
+  Shard& name_shard = ctx.shards().At(ctx.shards().ShardOfName(name));
+  WriteTxn name_txn(name_shard);
+  if (LookupName(name_shard, name)) Fail(Code::kUserExists, "the name @" + name + " is taken");
+  std::optional<WriteTxn> counter_txn;
+  Shard& shard0 = ctx.shards().At(0);
+  if (&shard0 != &name_shard) counter_txn.emplace(shard0);
+  int64_t id = AllocateUserId(shard0);
+  if (id > 0xffffffffLL) Fail(Code::kStorageError, "user ids are exhausted (32 bits)");
+  InsertName(name_shard, name, id);
+  ctx.Enqueue(name_shard, static_cast<int>(id % ctx.shards().count()), "user_create",
+              Json{{"id", id}, {"name", name}, {"time", ctx.now()}});
+  if (counter_txn) counter_txn->Commit();
+  name_txn.Commit();
+  ctx.Settle();
+  UserRow row;
+  row.id = id;
+  row.name = name;
+  return UserJson(row);
+}
+
+void ApplyUserCreate(Context&, Shard& target, const Json& p) {
+  UserRow row;
+  row.id = p.at("id").get<int64_t>();
+  row.name = p.at("name").get<std::string>();
+  row.created = row.last_active = p.at("time").get<int64_t>();
+  InsertUser(target, row);
+}
+
+Json UserShow(Context& ctx, const Json& args) {
+  return UserJson(ctx.RequireUser(ctx.ResolveUser(args.at("user"))));
+}
+
+Json UserList(Context& ctx, const Json&) {
+  std::vector<UserRow> all;
+  for (int i = 0; i < ctx.shards().count(); ++i)
+    for (auto& row : ListUsers(ctx.shards().At(i))) all.push_back(std::move(row));
+  std::sort(all.begin(), all.end(), [](const UserRow& a, const UserRow& b) { return a.id < b.id; });
+  Json out = Json::array();
+  for (const auto& row : all) out.push_back(UserJson(row));
+  return out;
+}
+
+}  // namespace weibo

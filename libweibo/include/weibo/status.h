@@ -1,0 +1,76 @@
+// Status and Result<T>: how every libweibo call reports success or a stable error code.
+//
+// The codes are the stable strings of SPEC §10; CodeName() gives the string, ExitStatus()
+// the process exit status a command uses for it. Nothing else in the project maps codes to
+// strings or exit statuses.
+#ifndef WEIBO_STATUS_H_
+#define WEIBO_STATUS_H_
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace weibo {
+
+enum class Code {
+  kOk,
+  kInvalidArgument,    // malformed id, option out of range, bad name (exit 2)
+  kContentTooLong,     // over 140 code points (exit 1)
+  kInvalidUtf8,        // invalid UTF-8 or a control character (exit 1)
+  kNotFound,           // unknown user or message, or no such page (exit 1)
+  kUserExists,         // the name is taken (exit 1)
+  kAlreadyFollowing,   // (exit 1)
+  kNotFollowing,       // (exit 1)
+  kCannotFollowSelf,   // (exit 1)
+  kForbidden,          // acting on another user's message (exit 1)
+  kTokenMissing,       // (exit 3)
+  kTokenInvalid,       // (exit 3)
+  kTokenExpired,       // (exit 3)
+  kTokenRevoked,       // (exit 3)
+  kStorageError,       // missing/foreign/corrupt shard, locked past the timeout (exit 4)
+  kUnavailable,        // daemon unreachable or timed out (exit 5)
+  kRequestTooLarge,    // (exit 2)
+  kInvalidRequest,     // malformed request: unknown op, missing argument (exit 2)
+};
+
+// The stable machine string of a code, e.g. "not_found".
+const char* CodeName(Code code);
+// The code for a stable string; nullopt when the string names no code.
+std::optional<Code> CodeFromName(const std::string& name);
+// The exit status of a command that failed with this code (SPEC §10).
+int ExitStatus(Code code);
+
+class Status {
+ public:
+  Status() = default;  // ok
+  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  Code code_ = Code::kOk;
+  std::string message_;
+};
+
+// A value or the Status that explains why there is none.
+template <typename T>
+class Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose
+  Result(Status status) : status_(std::move(status)) {}  // NOLINT
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+  const T& value() const { return *value_; }
+  T& value() { return *value_; }
+
+ private:
+  Status status_;
+  std::optional<T> value_;
+};
+
+}  // namespace weibo
+
+#endif  // WEIBO_STATUS_H_

@@ -1,0 +1,90 @@
+#include "jobs/jobs.h"
+
+#include "flows/flows.h"
+#include "storage/failure.h"
+
+namespace weibo {
+namespace {
+
+struct JobKind {
+  const char* kind;
+  JobHandler handler;
+};
+
+// Every job kind, and the flow file that defines it.
+const JobKind kJobKinds[] = {
+    {"user_create", ApplyUserCreate},  // flows/user.cc
+    {"fan_add", ApplyFanAdd},          // flows/follow.cc
+    {"fan_remove", ApplyFanRemove},    // flows/follow.cc
+    {"inbox_merge", ApplyInboxMerge},  // flows/follow.cc
+    {"fanout", ApplyFanOut},           // flows/fanout.cc
+    {"deliver", ApplyDeliver},         // flows/fanout.cc
+    {"purge", ApplyPurge},             // flows/fanout.cc
+    {"undeliver", ApplyUndeliver},     // flows/fanout.cc
+    {"ref_add", ApplyRefAdd},          // flows/comment.cc
+    {"ref_remove", ApplyRefRemove},    // flows/delete.cc
+};
+
+}  // namespace
+
+JobHandler FindJobHandler(const std::string& kind) {
+  for (const auto& k : kJobKinds)
+    if (kind == k.kind) return k.handler;
+  return nullptr;
+}
+
+bool ApplyJob(Context& ctx, const JobRow& job) {
+  JobHandler handler = FindJobHandler(job.kind);
+  if (handler == nullptr)
+    Fail(Code::kStorageError, "outbox job of unknown kind " + job.kind);
+  Shard& target = ctx.shards().At(job.target_shard);
+  Shard& source = ctx.shards().At(job.source_shard);
+  bool applied = false;
+  {
+    WriteTxn txn(target);
+    if (!JobApplied(target, job.global_id())) {
+      handler(ctx, target, Json::parse(job.payload));
+      RecordJobApplied(target, job.global_id(), ctx.now());
+      applied = true;
+    }
+    if (&source == &target) MarkJobDone(source, job.local_id);
+    txn.Commit();
+  }
+  if (&source != &target) {
+    WriteTxn txn(source);
+    MarkJobDone(source, job.local_id);
+    txn.Commit();
+  }
+  return applied;
+}
+
+int64_t DrainCreated(Context& ctx) {
+  int64_t n = 0;
+  auto& jobs = ctx.created_jobs();
+  // Handlers append to the same list while it is walked: index, not iterator.
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    JobRow row;
+    Shard& source = ctx.shards().At(jobs[i].shard);
+    if (!GetJob(source, jobs[i].local_id, &row) || row.state != 0) continue;
+    if (ApplyJob(ctx, row)) ++n;
+  }
+  jobs.clear();
+  return n;
+}
+
+int64_t DrainAllPending(Context& ctx) {
+  int64_t n = 0;
+  for (bool more = true; more;) {
+    more = false;
+    for (int i = 0; i < ctx.shards().count(); ++i) {
+      for (const JobRow& row : PendingJobs(ctx.shards().At(i), 256)) {
+        if (ApplyJob(ctx, row)) ++n;
+        more = true;
+      }
+    }
+    n += DrainCreated(ctx);
+  }
+  return n;
+}
+
+}  // namespace weibo

@@ -1,0 +1,28 @@
+// Applying outbox jobs (SPEC §5). A job is applied on its target shard in one transaction
+// together with its job_applied mark, then marked done on its source shard. Handlers may
+// enqueue further jobs into the target's transaction (a fan-out becomes one deliver job
+// per shard); DrainCreated follows those too.
+#ifndef WEIBO_JOBS_JOBS_H_
+#define WEIBO_JOBS_JOBS_H_
+
+#include <cstdint>
+
+#include "flows/context.h"
+#include "tables/outbox.h"
+
+namespace weibo {
+
+// Applies one job idempotently and marks it done. False when it was already done.
+bool ApplyJob(Context& ctx, const JobRow& job);
+// Applies every job the context created (and the jobs those create); returns how many.
+int64_t DrainCreated(Context& ctx);
+// Applies every pending job of every shard (worker, fsck --repair); returns how many.
+int64_t DrainAllPending(Context& ctx);
+
+// Handler of one job kind: runs inside the target shard's write transaction.
+using JobHandler = void (*)(Context& ctx, Shard& target, const Json& payload);
+JobHandler FindJobHandler(const std::string& kind);
+
+}  // namespace weibo
+
+#endif  // WEIBO_JOBS_JOBS_H_

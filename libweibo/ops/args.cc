@@ -1,0 +1,177 @@
+#include "ops/args.h"
+
+#include <limits>
+#include <vector>
+
+#include "storage/failure.h"
+
+namespace weibo {
+namespace {
+
+// Decodes UTF-8 strictly (no overlongs, no surrogates, nothing above U+10FFFF).
+bool Decode(const std::string& s, std::vector<char32_t>* out) {
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = s[i];
+    int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    char32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
+    for (int k = 1; k < len; ++k) {
+      unsigned char cc = s[i + k];
+      if ((cc & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    static const char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    out->push_back(cp);
+    i += len;
+  }
+  return true;
+}
+
+bool IsControl(char32_t c) { return c < 0x20 || (c >= 0x7f && c <= 0x9f); }
+
+bool IsSpace(char32_t c) {
+  return c == ' ' || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200b) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
+}
+
+std::vector<char32_t> Text(const std::string& what, const Json& value) {
+  if (!value.is_string()) Fail(Code::kInvalidArgument, what + " must be a string");
+  std::vector<char32_t> cps;
+  if (!Decode(value.get<std::string>(), &cps))
+    Fail(Code::kInvalidUtf8, what + " is not valid UTF-8");
+  for (char32_t c : cps)
+    if (IsControl(c)) Fail(Code::kInvalidArgument, what + " contains a control character");
+  return cps;
+}
+
+Json Content(const Json& value, bool allow_empty) {
+  auto cps = Text("content", value);
+  bool blank = true;
+  for (char32_t c : cps) blank = blank && IsSpace(c);
+  if (blank && !(allow_empty && cps.empty()))
+    Fail(Code::kInvalidArgument, "content is empty or only whitespace");
+  if (cps.size() > kMaxContent)
+    Fail(Code::kContentTooLong, "content is " + std::to_string(cps.size()) +
+                                    " characters; the limit is " + std::to_string(kMaxContent));
+  return value;
+}
+
+Json Name(const Json& value) {
+  auto cps = Text("name", value);
+  if (cps.empty() || cps.size() > kMaxName)
+    Fail(Code::kInvalidArgument, "a name has 1 to " + std::to_string(kMaxName) + " characters");
+  for (char32_t c : cps)
+    if (IsSpace(c) || c == '@')
+      Fail(Code::kInvalidArgument, "a name may not contain spaces or '@'");
+  return value;
+}
+
+// A positive decimal id, as a JSON integer or a string of digits.
+int64_t Id(const std::string& what, const Json& value, int64_t max) {
+  if (value.is_number_unsigned() || value.is_number_integer()) {
+    if (value.is_number_integer() && value.get<int64_t>() >= 1 && value.get<int64_t>() <= max)
+      return value.get<int64_t>();
+  } else if (value.is_string()) {
+    const std::string s = value.get<std::string>();
+    bool digits = !s.empty() && s.size() <= 19 && s.find_first_not_of("0123456789") == std::string::npos;
+    if (digits) {
+      unsigned long long v = std::stoull(s);
+      if (v >= 1 && v <= static_cast<unsigned long long>(max)) return static_cast<int64_t>(v);
+    }
+  }
+  std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
+  Fail(Code::kInvalidArgument,
+       what + " must be a positive decimal id up to " + std::to_string(max) + ", not '" + shown + "'");
+}
+
+Json User(const Json& value) {
+  if (value.is_string()) {
+    const std::string s = value.get<std::string>();
+    if (!s.empty() && s[0] == '@') {
+      Name(Json(s.substr(1)));
+      return value;
+    }
+  }
+  return Id("a user", value, 0xffffffffLL);
+}
+
+int64_t Number(const std::string& what, const Json& value, int64_t lo, int64_t hi) {
+  int64_t v = 0;
+  if (value.is_number_integer()) {
+    v = value.get<int64_t>();
+  } else if (value.is_string() && !value.get<std::string>().empty() &&
+             value.get<std::string>().size() < 10 &&
+             value.get<std::string>().find_first_not_of("0123456789") == std::string::npos) {
+    v = std::stoll(value.get<std::string>());
+  } else {
+    Fail(Code::kInvalidArgument, what + " must be a number");
+  }
+  if (v < lo || v > hi)
+    Fail(Code::kInvalidArgument,
+         what + " must be from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return v;
+}
+
+Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
+  const std::string what = std::string("--") + spec.name;
+  switch (spec.type) {
+    case ArgType::kUser:
+      return User(value);
+    case ArgType::kMsg:
+      return Id("a message id", value, std::numeric_limits<int64_t>::max());
+    case ArgType::kMsgList: {
+      if (!value.is_array() || value.empty() || value.size() > kMaxCount)
+        Fail(Code::kInvalidArgument, "msgs must be a list of 1 to 200 message ids");
+      Json out = Json::array();
+      for (const auto& v : value) out.push_back(Id("a message id", v, std::numeric_limits<int64_t>::max()));
+      return out;
+    }
+    case ArgType::kText:
+      return Content(value, !spec.required);
+    case ArgType::kName:
+      return Name(value);
+    case ArgType::kCount:
+      return Number(spec.name, value, 1, kMaxCount);
+    case ArgType::kPage:
+      return Number(spec.name, value, 0, 1000000);
+    case ArgType::kFlag:
+      if (!value.is_boolean()) Fail(Code::kInvalidArgument, what + " must be true or false");
+      return value;
+    case ArgType::kString:
+      if (!value.is_string()) Fail(Code::kInvalidArgument, what + " must be a string");
+      return value;
+  }
+  (void)op;
+  return value;
+}
+
+}  // namespace
+
+int64_t CountCodePoints(const std::string& text) {
+  std::vector<char32_t> cps;
+  return Decode(text, &cps) ? static_cast<int64_t>(cps.size()) : -1;
+}
+
+Json ValidateArgs(const OpSpec& op, const Json& args) {
+  if (!args.is_object()) Fail(Code::kInvalidRequest, "args must be a JSON object");
+  Json out = Json::object();
+  for (const auto& spec : op.args) {
+    auto it = args.find(spec.name);
+    if (it == args.end() || it->is_null()) {
+      if (spec.required)
+        Fail(Code::kInvalidRequest, std::string(op.name) + " needs the argument '" + spec.name + "'");
+      continue;
+    }
+    out[spec.name] = One(op, spec, *it);
+  }
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    bool known = false;
+    for (const auto& spec : op.args) known = known || it.key() == spec.name;
+    if (!known)
+      Fail(Code::kInvalidRequest, std::string(op.name) + " has no argument '" + it.key() + "'");
+  }
+  return out;
+}
+
+}  // namespace weibo

@@ -1,0 +1,104 @@
+// The stable human format. Ids print as plain numbers; one message is a block:
+//
+//   #<id> @<name> <time> <type>[ of #<ref id> page <page_index>]
+//     <content>
+//     > #<root id> @<name>: <root content>        (or: > #<root id> deleted by its author)
+//     comments C/CC reposts R/RR likes L views V  (kept/ever)
+//
+// and blocks are separated by an empty line.
+#include <sstream>
+
+#include "weibo/render.h"
+
+namespace weibo {
+namespace {
+
+std::string Counts(const Json& c) {
+  std::ostringstream out;
+  out << "comments " << c.at("comments").get<int64_t>() << "/" << c.at("commented").get<int64_t>()
+      << " reposts " << c.at("reposts").get<int64_t>() << "/" << c.at("reposted").get<int64_t>()
+      << " likes " << c.at("likes").get<int64_t>() << " views " << c.at("views").get<int64_t>();
+  return out.str();
+}
+
+std::string Message(const Json& m) {
+  std::ostringstream out;
+  std::string type = m.at("type").get<std::string>();
+  out << "#" << m.at("id").get<std::string>() << " @" << m.at("user_name").get<std::string>()
+      << " " << m.at("time").get<std::string>() << " " << type;
+  if (!m.at("ref").is_null()) {
+    out << (type == "comment" ? " on #" : " of #") << m.at("ref").at("id").get<std::string>();
+    if (!m.at("page_index").is_null()) out << " page " << m.at("page_index").get<int64_t>();
+  }
+  out << "\n";
+  if (!m.at("content").get<std::string>().empty())
+    out << "  " << m.at("content").get<std::string>() << "\n";
+  const Json& root = m.at("root");
+  if (!root.is_null()) {
+    if (root.value("deleted", false))
+      out << "  > #" << root.at("id").get<std::string>() << " deleted by its author\n";
+    else
+      out << "  > #" << root.at("id").get<std::string>() << " @"
+          << root.at("user_name").get<std::string>() << ": "
+          << root.at("content").get<std::string>() << "\n";
+  }
+  out << "  " << Counts(m.at("counts")) << "\n";
+  return out.str();
+}
+
+std::string User(const Json& u) {
+  std::ostringstream out;
+  out << u.at("id").get<std::string>() << " @" << u.at("name").get<std::string>() << " messages "
+      << u.at("msg_count").get<int64_t>() << " fans " << u.at("fans_count").get<int64_t>()
+      << " following " << u.at("follow_count").get<int64_t>() << "\n";
+  return out.str();
+}
+
+std::string Messages(const Json& list) {
+  std::string out;
+  for (size_t i = 0; i < list.size(); ++i) out += (i ? "\n" : "") + Message(list[i]);
+  return out;
+}
+
+std::string Fsck(const Json& r) {
+  std::ostringstream out;
+  for (const auto& v : r.at("violations"))
+    out << v.at("check").get<std::string>() << ": " << v.at("detail").get<std::string>()
+        << (v.value("repaired", false) ? " (repaired)" : "") << "\n";
+  out << r.at("violations").size() << " violation(s) in " << r.at("shards").get<int64_t>()
+      << " shard(s)";
+  if (r.value("repair", false)) out << ", repaired";
+  out << "\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string RenderText(const std::string& op, const Json& r) {
+  if (op == "init")
+    return "initialised " + std::to_string(r.at("shards").get<int>()) + " shards in " +
+           r.at("data").get<std::string>() + " (feed " + r.at("feed").get<std::string>() +
+           ", page size " + std::to_string(r.at("page_size").get<int>()) + ")\n";
+  if (op == "user_add" || op == "user_show") return User(r);
+  if (op == "user_list") {
+    std::string out;
+    for (const auto& u : r) out += User(u);
+    return out;
+  }
+  if (op == "follow" || op == "unfollow")
+    return "@" + r.at("user").at("name").get<std::string>() +
+           (r.at("following").get<bool>() ? " follows @" : " no longer follows @") +
+           r.at("target").at("name").get<std::string>() + "\n";
+  if (op == "delete") return "deleted #" + r.at("id").get<std::string>() + "\n";
+  if (op == "count") {
+    std::string out;
+    for (const auto& c : r) out += "#" + c.at("id").get<std::string>() + " " + Counts(c.at("counts")) + "\n";
+    return out;
+  }
+  if (op == "fsck") return Fsck(r);
+  if (r.is_array()) return Messages(r);
+  if (r.is_object() && r.contains("type")) return Message(r);
+  return r.dump(2) + "\n";
+}
+
+}  // namespace weibo

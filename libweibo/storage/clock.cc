@@ -1,0 +1,63 @@
+#include "storage/clock.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+namespace weibo {
+
+int64_t Clock::NowMs() const {
+  if (fixed_ms_ != 0) return fixed_ms_;
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::optional<int64_t> ParseTime(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  bool digits = text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits) {
+    if (text.size() > 12) return std::nullopt;
+    return std::stoll(text) * 1000;
+  }
+  int y, mo, d, h = 0, mi = 0, s = 0, consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) != 3 || consumed != 10)
+    return std::nullopt;
+  std::string rest = text.substr(10);
+  int offset_min = 0;
+  if (!rest.empty()) {
+    if (rest[0] != 'T' && rest[0] != ' ') return std::nullopt;
+    if (std::sscanf(rest.c_str() + 1, "%2d:%2d:%2d%n", &h, &mi, &s, &consumed) != 3 ||
+        consumed != 8)
+      return std::nullopt;
+    std::string zone = rest.substr(9);
+    if (zone == "Z" || zone.empty()) {
+    } else if ((zone[0] == '+' || zone[0] == '-') && zone.size() == 6 && zone[3] == ':') {
+      int zh, zm;
+      if (std::sscanf(zone.c_str() + 1, "%2d:%2d", &zh, &zm) != 2) return std::nullopt;
+      offset_min = (zone[0] == '+' ? 1 : -1) * (zh * 60 + zm);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  int64_t secs = static_cast<int64_t>(timegm(&tm)) - offset_min * 60;
+  return secs * 1000;
+}
+
+std::string FormatTime(int64_t ms) {
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace weibo

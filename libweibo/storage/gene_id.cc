@@ -1,0 +1,31 @@
+#include "storage/gene_id.h"
+
+#include <algorithm>
+
+#include "storage/shard.h"
+
+namespace weibo {
+
+int64_t GeneIdFloor(int64_t now_ms, int64_t author) {
+  int64_t ms = std::max<int64_t>(0, now_ms - kGeneEpochMs);
+  return (ms << 22) | (author & 0xff);
+}
+
+int64_t NextGeneId(Shard& shard, int64_t author, int64_t now_ms) {
+  int64_t gene = author & 0xff;
+  Stmt& get = shard.Query("SELECT last_id FROM msg_seq WHERE low8 = ?");
+  get.Bind(1, gene);
+  int64_t last = get.Step() ? get.Int(0) : -1;
+  get.Reset();
+  int64_t id = GeneIdFloor(now_ms, author);
+  if (last >= 0) id = std::max(id, last + 256);
+  shard.Query("INSERT OR REPLACE INTO msg_seq(low8, last_id) VALUES (?, ?)")
+      .Bind(1, gene)
+      .Bind(2, id)
+      .Run();
+  return id;
+}
+
+int64_t GeneIdTimeMs(int64_t id) { return (id >> 22) + kGeneEpochMs; }
+
+}  // namespace weibo

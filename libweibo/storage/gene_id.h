@@ -1,0 +1,33 @@
+// GeneId: message ids by the gene method (seed 003, SPEC §2).
+//
+//   bit 62..22  milliseconds since 2020-01-01T00:00:00Z (41 bits, ~69 years)
+//   bit 21..8   sequence within that millisecond (14 bits)
+//   bit  7..0   the author's user_id mod 256 — the gene
+//
+// Because every allowed shard count divides 256, msg_id mod N == author mod N: a message
+// is found from its id alone. Ids are allocated inside the author's shard's write
+// transaction from msg_seq, per gene: next = max(last + 256, now's first id). "+256" is
+// "sequence + 1", and a full sequence carries into the millisecond field, i.e. borrows the
+// next millisecond. So ids never repeat, always grow, and never wait — even on a fixed
+// clock, where they stay deterministic.
+#ifndef WEIBO_STORAGE_GENE_ID_H_
+#define WEIBO_STORAGE_GENE_ID_H_
+
+#include <cstdint>
+
+namespace weibo {
+
+class Shard;
+
+constexpr int64_t kGeneEpochMs = 1577836800000;  // 2020-01-01T00:00:00Z
+
+// The first id of millisecond now_ms for this author (sequence 0).
+int64_t GeneIdFloor(int64_t now_ms, int64_t author);
+// Allocates the next id; must run inside a WriteTxn on the author's shard.
+int64_t NextGeneId(Shard& shard, int64_t author, int64_t now_ms);
+// The millisecond an id was made in (Unix epoch).
+int64_t GeneIdTimeMs(int64_t id);
+
+}  // namespace weibo
+
+#endif  // WEIBO_STORAGE_GENE_ID_H_

@@ -1,0 +1,92 @@
+// Migrations: kMigrations[i] takes a shard from user_version i to i+1. Never edit a
+// migration that has shipped; add the next one.
+#include "storage/schema.h"
+
+#include <string>
+
+#include "storage/failure.h"
+#include "storage/shard.h"
+
+namespace weibo {
+namespace {
+
+const char* const kMigrations[] = {
+    // 1: the tables of SPEC §3 (seed 000 names, without the t_ prefix).
+    R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE user_info(
+  user_id INTEGER PRIMARY KEY, user_name TEXT NOT NULL,
+  msg_count INTEGER NOT NULL DEFAULT 0, fans_count INTEGER NOT NULL DEFAULT 0,
+  follow_count INTEGER NOT NULL DEFAULT 0, created INTEGER NOT NULL,
+  last_active INTEGER NOT NULL);
+CREATE TABLE user_name(user_name TEXT PRIMARY KEY, user_id INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE user_relation(
+  user_id INTEGER NOT NULL, follow_id INTEGER NOT NULL, type INTEGER NOT NULL,
+  time INTEGER NOT NULL, PRIMARY KEY(user_id, type, follow_id)) WITHOUT ROWID;
+CREATE TABLE msg_index(
+  user_id INTEGER NOT NULL, msg_id INTEGER NOT NULL, author_id INTEGER NOT NULL,
+  time INTEGER NOT NULL, PRIMARY KEY(user_id, msg_id)) WITHOUT ROWID;
+CREATE INDEX msg_index_by_author ON msg_index(user_id, author_id);
+CREATE TABLE msg_info(
+  msg_id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL, content TEXT NOT NULL,
+  type INTEGER NOT NULL, ref_msg_id INTEGER, ref_user_id INTEGER,
+  root_msg_id INTEGER, root_user_id INTEGER, time INTEGER NOT NULL);
+CREATE INDEX msg_info_by_user ON msg_info(user_id, msg_id);
+CREATE TABLE msg_counter(
+  msg_id INTEGER PRIMARY KEY,
+  commented_count INTEGER NOT NULL DEFAULT 0, comment_count INTEGER NOT NULL DEFAULT 0,
+  transferred_count INTEGER NOT NULL DEFAULT 0, transfer_count INTEGER NOT NULL DEFAULT 0,
+  like_count INTEGER NOT NULL DEFAULT 0, view_count INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE msg_msg_relation(
+  reference_id INTEGER NOT NULL, reference_msg_id INTEGER NOT NULL,
+  referenced_id INTEGER NOT NULL, referenced_msg_id INTEGER NOT NULL,
+  type INTEGER NOT NULL, time INTEGER NOT NULL, page_index INTEGER NOT NULL,
+  PRIMARY KEY(reference_id, reference_msg_id)) WITHOUT ROWID;
+CREATE INDEX msg_msg_relation_by_page
+  ON msg_msg_relation(referenced_msg_id, type, page_index, reference_msg_id);
+CREATE TABLE msg_seq(low8 INTEGER PRIMARY KEY, last_id INTEGER NOT NULL);
+CREATE TABLE outbox(
+  job_id INTEGER PRIMARY KEY AUTOINCREMENT, target_shard INTEGER NOT NULL,
+  kind TEXT NOT NULL, payload TEXT NOT NULL, created INTEGER NOT NULL,
+  state INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX outbox_pending ON outbox(job_id) WHERE state = 0;
+CREATE TABLE job_applied(job_id INTEGER PRIMARY KEY, applied INTEGER NOT NULL);
+)sql",
+};
+
+constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);
+
+}  // namespace
+
+int64_t SchemaVersion() { return kVersions; }
+
+void Migrate(Shard& shard, bool fresh) {
+  if (fresh) {
+    shard.Exec("PRAGMA journal_mode=WAL");
+    shard.Exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
+  } else {
+    Stmt& s = shard.Query("PRAGMA application_id");
+    s.Step();
+    int64_t app = s.Int(0);
+    s.Reset();
+    if (app != kApplicationId)
+      Fail(Code::kStorageError, shard.name() + " (" + shard.path() + ") is not a weibo shard");
+  }
+  int64_t version = shard.UserVersion();
+  if (version > kVersions)
+    Fail(Code::kStorageError, shard.name() + " has schema version " + std::to_string(version) +
+                                  ", newer than this build (" + std::to_string(kVersions) + ")");
+  while (version < kVersions) {
+    WriteTxn txn(shard);
+    if (shard.UserVersion() != version) {  // another process migrated it meanwhile
+      version = shard.UserVersion();
+      continue;
+    }
+    shard.Exec(kMigrations[version]);
+    ++version;
+    shard.Exec(("PRAGMA user_version=" + std::to_string(version)).c_str());
+    txn.Commit();
+  }
+}
+
+}  // namespace weibo

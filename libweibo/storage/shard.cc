@@ -1,0 +1,181 @@
+#include "storage/shard.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "storage/failure.h"
+
+namespace weibo {
+namespace {
+
+constexpr int kBusyTimeoutMs = 30000;
+
+int TraceStatement(unsigned type, void* context, void* stmt, void*) {
+  if (type != SQLITE_TRACE_STMT) return 0;
+  auto* shard = static_cast<Shard*>(context);
+  const char* sql = sqlite3_sql(static_cast<sqlite3_stmt*>(stmt));
+  if (sql != nullptr && shard->explain_log() != nullptr)
+    shard->explain_log()->push_back(shard->name() + ": " + sql);
+  return 0;
+}
+
+}  // namespace
+
+Stmt& Stmt::Bind(int index, int64_t value) {
+  int rc = sqlite3_bind_int64(stmt_, index, value);
+  if (rc != SQLITE_OK) shard_->Raise(rc, "bind");
+  return *this;
+}
+
+Stmt& Stmt::Bind(int index, const std::string& value) {
+  int rc = sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                             SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) shard_->Raise(rc, "bind");
+  return *this;
+}
+
+Stmt& Stmt::BindNull(int index) {
+  sqlite3_bind_null(stmt_, index);
+  return *this;
+}
+
+bool Stmt::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  sqlite3_reset(stmt_);
+  shard_->Raise(rc, "step");
+}
+
+int Stmt::Run() {
+  while (Step()) {
+  }
+  return sqlite3_changes(shard_->db());
+}
+
+int64_t Stmt::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+std::string Stmt::Text(int column) const {
+  const auto* text = sqlite3_column_text(stmt_, column);
+  if (text == nullptr) return std::string();
+  return std::string(reinterpret_cast<const char*>(text), sqlite3_column_bytes(stmt_, column));
+}
+
+bool Stmt::IsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+
+void Stmt::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+Shard::Shard(int index, std::string path, bool create, std::vector<std::string>* explain_log)
+    : index_(index), path_(std::move(path)), explain_log_(explain_log) {
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+  int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = name() + ": cannot open " + path_ + ": " +
+                          (db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    Fail(Code::kStorageError, message);
+  }
+  sqlite3_extended_result_codes(db_, 1);
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  // The WAL-reset race needs a checkpoint concurrent with a commit: no automatic ones.
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  Exec("PRAGMA wal_autocheckpoint=0");
+  Exec("PRAGMA synchronous=FULL");
+  Exec("PRAGMA foreign_keys=OFF");
+  if (explain_log_ != nullptr) sqlite3_trace_v2(db_, SQLITE_TRACE_STMT, TraceStatement, this);
+}
+
+Shard::~Shard() {
+  for (auto& entry : cache_) sqlite3_finalize(entry.second.raw());
+  cache_.clear();
+  sqlite3_close_v2(db_);
+}
+
+std::string Shard::name() const {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "shard-%02d", index_);
+  return buf;
+}
+
+Stmt& Shard::Query(const char* sql) {
+  auto it = cache_.find(sql);
+  if (it == cache_.end()) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+    if (rc != SQLITE_OK) Raise(rc, sql);
+    it = cache_.emplace(sql, Stmt(this, stmt)).first;
+  }
+  it->second.Reset();
+  return it->second;
+}
+
+void Shard::Exec(const char* sql) {
+  char* error = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &error);
+  sqlite3_free(error);
+  if (rc != SQLITE_OK) Raise(rc, sql);
+}
+
+int64_t Shard::UserVersion() {
+  Stmt& s = Query("PRAGMA user_version");
+  s.Step();
+  int64_t v = s.Int(0);
+  s.Reset();
+  return v;
+}
+
+void Shard::Checkpoint(int64_t min_wal_bytes) {
+  struct stat st;
+  std::string wal = path_ + "-wal";
+  if (stat(wal.c_str(), &st) != 0 || st.st_size < min_wal_bytes) return;
+  // One checkpointer per shard at a time, across processes; TRUNCATE holds off writers.
+  std::string lock_path = path_ + ".ckpt";
+  int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+    flock(fd, LOCK_UN);
+  }
+  close(fd);
+}
+
+void Shard::Raise(int rc, const char* what) {
+  int primary = rc & 0xff;
+  std::string detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+  std::string message;
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+    message = name() + " is locked past the timeout (" + detail + ")";
+  else if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB)
+    message = name() + " (" + path_ + ") is corrupt or not a weibo shard: " + detail;
+  else if (primary == SQLITE_FULL)
+    message = name() + ": disk full";
+  else
+    message = name() + ": " + detail + " [" + what + "]";
+  Fail(Code::kStorageError, message);
+}
+
+WriteTxn::WriteTxn(Shard& shard) : shard_(shard) { shard_.Exec("BEGIN IMMEDIATE"); }
+
+WriteTxn::~WriteTxn() {
+  if (open_) sqlite3_exec(shard_.db(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void WriteTxn::Commit() {
+  shard_.Exec("COMMIT");
+  open_ = false;
+}
+
+ReadTxn::ReadTxn(Shard& shard) : shard_(shard) { shard_.Exec("BEGIN"); }
+
+ReadTxn::~ReadTxn() { sqlite3_exec(shard_.db(), "COMMIT", nullptr, nullptr, nullptr); }
+
+}  // namespace weibo

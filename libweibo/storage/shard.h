@@ -1,0 +1,107 @@
+// Shard: one SQLite file and the one connection this process holds to it.
+//
+// Every connection sets WAL, busy_timeout and synchronous=FULL, and turns automatic
+// checkpoints off (wal_autocheckpoint=0 and no checkpoint on close): Debian 12's SQLite
+// 3.40.1 has the WAL-reset race (sqlite.org/wal.html, "The WAL-Reset Bug"), which needs a
+// checkpoint to run while another connection commits. Here the only checkpoints are
+// explicit TRUNCATE checkpoints (Checkpoint()), which hold off every writer while they run
+// and are serialised between processes by an flock on "<shard>.ckpt".
+//
+// Statements are prepared once per connection and cached by their SQL text (Query()).
+// Writes run inside WriteTxn, which is BEGIN IMMEDIATE: the write lock is taken up front,
+// so a transaction never fails half way with SQLITE_BUSY.
+#ifndef WEIBO_STORAGE_SHARD_H_
+#define WEIBO_STORAGE_SHARD_H_
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace weibo {
+
+class Shard;
+
+// A cached prepared statement. Query() hands it out reset, with its bindings cleared.
+class Stmt {
+ public:
+  Stmt(Shard* shard, sqlite3_stmt* stmt) : shard_(shard), stmt_(stmt) {}
+  Stmt& Bind(int index, int64_t value);
+  Stmt& Bind(int index, const std::string& value);
+  Stmt& BindNull(int index);
+  // Advances to the next row: true when there is one, false when done.
+  bool Step();
+  // Runs a statement that returns no rows; returns sqlite3_changes().
+  int Run();
+  int64_t Int(int column) const;
+  std::string Text(int column) const;
+  bool IsNull(int column) const;
+  void Reset();
+  sqlite3_stmt* raw() { return stmt_; }
+
+ private:
+  Shard* shard_;
+  sqlite3_stmt* stmt_;
+};
+
+class Shard {
+ public:
+  // Opens the file (which must exist unless create is true) and sets the pragmas.
+  Shard(int index, std::string path, bool create, std::vector<std::string>* explain_log);
+  ~Shard();
+  Shard(const Shard&) = delete;
+  Shard& operator=(const Shard&) = delete;
+
+  int index() const { return index_; }
+  const std::string& path() const { return path_; }
+  std::string name() const;  // "shard-03"
+
+  Stmt& Query(const char* sql);
+  void Exec(const char* sql);
+  int64_t UserVersion();
+
+  // Explicit TRUNCATE checkpoint, only when the WAL is larger than min_wal_bytes.
+  void Checkpoint(int64_t min_wal_bytes);
+
+  // Turns an SQLite error into a Failure(storage_error) naming this shard.
+  [[noreturn]] void Raise(int rc, const char* what);
+  sqlite3* db() { return db_; }
+  std::vector<std::string>* explain_log() { return explain_log_; }
+
+ private:
+  int index_;
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  std::unordered_map<std::string, Stmt> cache_;
+  std::vector<std::string>* explain_log_;
+};
+
+// BEGIN IMMEDIATE ... COMMIT; rolls back when destroyed uncommitted (an exception).
+class WriteTxn {
+ public:
+  explicit WriteTxn(Shard& shard);
+  ~WriteTxn();
+  void Commit();
+  Shard& shard() { return shard_; }
+
+ private:
+  Shard& shard_;
+  bool open_ = true;
+};
+
+// BEGIN (deferred): a consistent snapshot for several reads of one shard.
+class ReadTxn {
+ public:
+  explicit ReadTxn(Shard& shard);
+  ~ReadTxn();
+
+ private:
+  Shard& shard_;
+};
+
+}  // namespace weibo
+
+#endif  // WEIBO_STORAGE_SHARD_H_

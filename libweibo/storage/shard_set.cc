@@ -1,0 +1,176 @@
+#include "storage/shard_set.h"
+
+#include <sodium.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "storage/failure.h"
+#include "storage/schema.h"
+
+namespace weibo {
+namespace {
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+bool IsPowerOfTwo(int n) { return n >= 1 && n <= 256 && (n & (n - 1)) == 0; }
+
+std::string MetaValue(Shard& shard, const std::string& key) {
+  Stmt& s = shard.Query("SELECT value FROM meta WHERE key = ?");
+  s.Bind(1, key);
+  std::string value = s.Step() ? s.Text(0) : std::string();
+  s.Reset();
+  return value;
+}
+
+}  // namespace
+
+Json ClusterConfig::ToJson() const {
+  return Json{{"format", "weibo-cluster"},
+              {"version", 1},
+              {"cluster_id", cluster_id},
+              {"shards", shards},
+              {"feed", feed},
+              {"page_size", page_size},
+              {"inbox_cap", inbox_cap},
+              {"celebrity_threshold", celebrity_threshold},
+              {"strategy", strategy},
+              {"name_hash", "blake2b-64 of the UTF-8 name, little-endian, mod shards"}};
+}
+
+ClusterConfig ClusterConfig::FromJson(const Json& j) {
+  ClusterConfig c;
+  try {
+    if (j.value("format", "") != "weibo-cluster") throw std::runtime_error("not a weibo cluster");
+    c.cluster_id = j.at("cluster_id").get<std::string>();
+    c.shards = j.at("shards").get<int>();
+    c.feed = j.value("feed", c.feed);
+    c.page_size = j.value("page_size", c.page_size);
+    c.inbox_cap = j.value("inbox_cap", c.inbox_cap);
+    c.celebrity_threshold = j.value("celebrity_threshold", c.celebrity_threshold);
+    c.strategy = j.value("strategy", c.strategy);
+  } catch (const std::exception& e) {
+    Fail(Code::kStorageError, std::string("cluster.json is invalid: ") + e.what());
+  }
+  if (!IsPowerOfTwo(c.shards) || c.page_size < 1 || c.inbox_cap < 1)
+    Fail(Code::kStorageError, "cluster.json is invalid: shards, page_size or inbox_cap");
+  return c;
+}
+
+std::string ShardFileName(int index, int count) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, count > 100 ? "shard-%03d.db" : "shard-%02d.db", index);
+  return buf;
+}
+
+ShardSet::ShardSet(std::string dir, std::vector<std::string>* explain_log)
+    : dir_(std::move(dir)), explain_log_(explain_log) {
+  if (!Exists(dir_))
+    Fail(Code::kStorageError, "data directory " + dir_ + " does not exist (run weibo-init)");
+  std::ifstream in(dir_ + "/cluster.json");
+  if (!in)
+    Fail(Code::kStorageError, "no cluster in " + dir_ + ": cluster.json is missing (run weibo-init)");
+  Json j = Json::parse(in, nullptr, false);
+  if (j.is_discarded()) Fail(Code::kStorageError, dir_ + "/cluster.json is not valid JSON");
+  config_ = ClusterConfig::FromJson(j);
+  shards_.resize(config_.shards);
+  // A shard file beyond the configured count means cluster.json and the files disagree.
+  if (Exists(dir_ + "/" + ShardFileName(config_.shards, config_.shards * 2)))
+    Fail(Code::kStorageError, dir_ + " holds more shard files than cluster.json's " +
+                                  std::to_string(config_.shards));
+}
+
+std::string ShardSet::ShardPath(int index) const {
+  return dir_ + "/" + ShardFileName(index, config_.shards);
+}
+
+Shard& ShardSet::At(int index) {
+  auto& slot = shards_[index];
+  if (!slot) {
+    std::string path = ShardPath(index);
+    if (!Exists(path))
+      Fail(Code::kStorageError, "shard file " + path + " is missing (cluster.json says " +
+                                    std::to_string(config_.shards) + " shards)");
+    auto shard = std::make_unique<Shard>(index, path, false, explain_log_);
+    Migrate(*shard, false);
+    if (MetaValue(*shard, "cluster_id") != config_.cluster_id ||
+        MetaValue(*shard, "shard_index") != std::to_string(index) ||
+        MetaValue(*shard, "shard_count") != std::to_string(config_.shards))
+      Fail(Code::kStorageError, path + " belongs to another cluster or shard count");
+    slot = std::move(shard);
+  }
+  return *slot;
+}
+
+int ShardSet::ShardOfName(const std::string& name) const {
+  unsigned char hash[8];
+  crypto_generichash(hash, sizeof hash, reinterpret_cast<const unsigned char*>(name.data()),
+                     name.size(), nullptr, 0);
+  uint64_t h = 0;
+  for (int i = 7; i >= 0; --i) h = (h << 8) | hash[i];
+  return static_cast<int>(h % static_cast<uint64_t>(config_.shards));
+}
+
+void ShardSet::CheckpointOpened() {
+  for (auto& shard : shards_)
+    if (shard) shard->Checkpoint(4 << 20);
+}
+
+void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) {
+  if (!IsPowerOfTwo(config.shards))
+    Fail(Code::kInvalidArgument, "--shards must be a power of two from 1 to 256");
+  if (config.feed != "push" && config.feed != "pull" && config.feed != "hybrid")
+    Fail(Code::kInvalidArgument, "--feed must be push, pull or hybrid");
+  if (config.strategy != "gene" && config.strategy != "uid-mapping" && config.strategy != "tid")
+    Fail(Code::kInvalidArgument, "--strategy must be gene, uid-mapping or tid");
+  if (config.page_size < 1 || config.page_size > 1000)
+    Fail(Code::kInvalidArgument, "--page-size must be from 1 to 1000");
+  if (!Exists(dir) && mkdir(dir.c_str(), 0755) != 0)
+    Fail(Code::kStorageError, "cannot create data directory " + dir);
+  std::string json_path = dir + "/cluster.json";
+  if (Exists(json_path) && !force)
+    Fail(Code::kInvalidArgument,
+          "a cluster already exists in " + dir + " (use --force to replace it)");
+  // Remove every shard file of the old cluster, whatever its count was.
+  for (int i = 0; i < 256; ++i)
+    for (int count : {16, 256}) {
+      std::string base = dir + "/" + ShardFileName(i, count);
+      for (const char* suffix : {"", "-wal", "-shm", ".ckpt"}) std::remove((base + suffix).c_str());
+    }
+  unsigned char id[16];
+  randombytes_buf(id, sizeof id);
+  char hex[33];
+  sodium_bin2hex(hex, sizeof hex, id, sizeof id);
+  config.cluster_id = hex;
+  for (int i = 0; i < config.shards; ++i) {
+    Shard shard(i, dir + "/" + ShardFileName(i, config.shards), true, nullptr);
+    Migrate(shard, true);
+    WriteTxn txn(shard);
+    const std::pair<const char*, std::string> rows[] = {
+        {"cluster_id", config.cluster_id},
+        {"shard_index", std::to_string(i)},
+        {"shard_count", std::to_string(config.shards)},
+        {"next_user_id", "1"}};
+    for (const auto& row : rows) {
+      Stmt& s = shard.Query("INSERT INTO meta(key, value) VALUES (?, ?)");
+      s.Bind(1, row.first).Bind(2, row.second).Run();
+    }
+    txn.Commit();
+  }
+  // cluster.json last: a directory is a cluster only once every shard exists.
+  std::string tmp = json_path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << config.ToJson().dump(2) << "\n";
+    if (!out) Fail(Code::kStorageError, "cannot write " + json_path);
+  }
+  if (std::rename(tmp.c_str(), json_path.c_str()) != 0)
+    Fail(Code::kStorageError, "cannot write " + json_path);
+}
+
+}  // namespace weibo

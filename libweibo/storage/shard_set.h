@@ -1,0 +1,61 @@
+// ShardSet: a data directory — cluster.json plus one SQLite file per shard — and routing.
+//
+// Routing never needs a lookup table (SPEC §2): a user's rows live on shard(u) = u mod N;
+// a message id carries its author's low 8 bits (the gene), so shard(msg) = msg mod N for
+// every N that divides 256; a user name lives on BLAKE2b-64(name) mod N.
+#ifndef WEIBO_STORAGE_SHARD_SET_H_
+#define WEIBO_STORAGE_SHARD_SET_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "storage/shard.h"
+#include "weibo/request.h"
+
+namespace weibo {
+
+struct ClusterConfig {
+  int shards = 16;                       // power of two, 1..256
+  std::string feed = "hybrid";           // push | pull | hybrid
+  int page_size = 20;                    // comments/reposts per fixed page
+  int inbox_cap = 800;                   // push inbox rows kept per user
+  int64_t celebrity_threshold = 10000;   // hybrid: fans_count from which authors are pulled
+  std::string strategy = "gene";         // gene | uid-mapping | tid
+  std::string cluster_id;                // random, written into every shard's meta
+
+  Json ToJson() const;
+  static ClusterConfig FromJson(const Json& j);  // throws Failure(storage_error)
+};
+
+class ShardSet {
+ public:
+  // Opens an initialised data directory; Failure(storage_error) when it is missing, not
+  // initialised, or a shard is missing, foreign, corrupt or from another cluster.
+  ShardSet(std::string dir, std::vector<std::string>* explain_log);
+  // Writes cluster.json and N fresh shards. Refuses an existing cluster unless force.
+  static void Create(const std::string& dir, ClusterConfig config, bool force);
+
+  const ClusterConfig& config() const { return config_; }
+  int count() const { return config_.shards; }
+  Shard& At(int index);
+  Shard& ForUser(int64_t user_id) { return At(static_cast<int>(user_id % count())); }
+  Shard& ForMsg(int64_t msg_id) { return At(static_cast<int>(msg_id % count())); }
+  int ShardOfName(const std::string& name) const;
+  // Checkpoints every opened shard whose WAL has grown past a few megabytes.
+  void CheckpointOpened();
+
+ private:
+  std::string ShardPath(int index) const;
+  std::string dir_;
+  ClusterConfig config_;
+  std::vector<std::unique_ptr<Shard>> shards_;
+  std::vector<std::string>* explain_log_;
+};
+
+std::string ShardFileName(int index, int count);
+
+}  // namespace weibo
+
+#endif  // WEIBO_STORAGE_SHARD_SET_H_

@@ -1,0 +1,67 @@
+#include "tables/msg_index.h"
+
+#include <limits>
+
+#include "storage/shard.h"
+
+namespace weibo {
+
+void InsertInbox(Shard& shard, const InboxRow& r) {
+  shard
+      .Query("INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
+             "VALUES (?, ?, ?, ?)")
+      .Bind(1, r.user_id)
+      .Bind(2, r.msg_id)
+      .Bind(3, r.author_id)
+      .Bind(4, r.time)
+      .Run();
+}
+
+void DeliverInbox(Shard& shard, const InboxRow& r) {
+  shard
+      .Query("INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
+             "SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM user_relation "
+             "WHERE user_id = ?1 AND type = 1 AND follow_id = ?3)")
+      .Bind(1, r.user_id)
+      .Bind(2, r.msg_id)
+      .Bind(3, r.author_id)
+      .Bind(4, r.time)
+      .Run();
+}
+
+void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id) {
+  shard.Query("DELETE FROM msg_index WHERE user_id = ? AND msg_id = ?")
+      .Bind(1, user)
+      .Bind(2, msg_id)
+      .Run();
+}
+
+void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author) {
+  shard.Query("DELETE FROM msg_index WHERE user_id = ? AND author_id = ?")
+      .Bind(1, user)
+      .Bind(2, author)
+      .Run();
+}
+
+std::vector<InboxRow> ReadInbox(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
+                                int64_t limit) {
+  Stmt& s = shard.Query(
+      "SELECT user_id, msg_id, author_id, time FROM msg_index "
+      "WHERE user_id = ? AND msg_id < ? AND msg_id > ? ORDER BY msg_id DESC LIMIT ?");
+  s.Bind(1, user)
+      .Bind(2, max_id > 0 ? max_id : std::numeric_limits<int64_t>::max())
+      .Bind(3, since_id)
+      .Bind(4, limit);
+  std::vector<InboxRow> rows;
+  while (s.Step()) rows.push_back({s.Int(0), s.Int(1), s.Int(2), s.Int(3)});
+  return rows;
+}
+
+std::vector<InboxRow> AllInbox(Shard& shard) {
+  Stmt& s = shard.Query("SELECT user_id, msg_id, author_id, time FROM msg_index");
+  std::vector<InboxRow> rows;
+  while (s.Step()) rows.push_back({s.Int(0), s.Int(1), s.Int(2), s.Int(3)});
+  return rows;
+}
+
+}  // namespace weibo

@@ -1,0 +1,35 @@
+// msg_index (seed 000 t_uer_msg_index): the home-timeline inbox, on shard(user_id).
+//
+// One row per (reader, message): the reader's own messages and, in push mode, every
+// pushed post of a followee. Keyed (user_id, msg_id): ids sort by time (gene method), so
+// the newest-first scan with a msg_id cursor is one index range; the key makes a second
+// delivery of the same post a no-op. Rows of deleted messages are never shown (the reader
+// resolves each row) and are purged by jobs.
+#ifndef WEIBO_TABLES_MSG_INDEX_H_
+#define WEIBO_TABLES_MSG_INDEX_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace weibo {
+
+class Shard;
+
+struct InboxRow {
+  int64_t user_id, msg_id, author_id, time;
+};
+
+void InsertInbox(Shard& shard, const InboxRow& row);
+// Inserts only while the reader still follows the author (user_relation type 1, on the
+// same shard): a delivery that races an unfollow cannot resurrect the author's posts.
+void DeliverInbox(Shard& shard, const InboxRow& row);
+void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id);
+void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author);
+// Newest first: rows with since_id < msg_id < max_id (0 = unbounded), at most limit.
+std::vector<InboxRow> ReadInbox(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
+                                int64_t limit);
+std::vector<InboxRow> AllInbox(Shard& shard);
+
+}  // namespace weibo
+
+#endif  // WEIBO_TABLES_MSG_INDEX_H_

@@ -1,0 +1,88 @@
+#include "tables/msg_info.h"
+
+#include <limits>
+
+#include "storage/shard.h"
+
+namespace weibo {
+namespace {
+
+#define WEIBO_MSG_COLUMNS \
+  "SELECT msg_id, user_id, content, type, ref_msg_id, ref_user_id, root_msg_id, root_user_id, time FROM msg_info "
+
+MsgRow ReadRow(Stmt& s) {
+  MsgRow r;
+  r.id = s.Int(0);
+  r.user_id = s.Int(1);
+  r.content = s.Text(2);
+  r.type = static_cast<int>(s.Int(3));
+  r.ref_msg_id = s.Int(4);
+  r.ref_user_id = s.Int(5);
+  r.root_msg_id = s.Int(6);
+  r.root_user_id = s.Int(7);
+  r.time = s.Int(8);
+  return r;
+}
+
+std::vector<MsgRow> ReadAll(Stmt& s) {
+  std::vector<MsgRow> rows;
+  while (s.Step()) rows.push_back(ReadRow(s));
+  return rows;
+}
+
+int64_t Upper(int64_t max_id) { return max_id > 0 ? max_id : std::numeric_limits<int64_t>::max(); }
+
+}  // namespace
+
+void InsertMsg(Shard& shard, const MsgRow& r) {
+  Stmt& s = shard.Query(
+      "INSERT INTO msg_info(msg_id, user_id, content, type, ref_msg_id, ref_user_id, "
+      "root_msg_id, root_user_id, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.Bind(1, r.id).Bind(2, r.user_id).Bind(3, r.content).Bind(4, r.type);
+  if (r.ref_msg_id != 0) {
+    s.Bind(5, r.ref_msg_id).Bind(6, r.ref_user_id).Bind(7, r.root_msg_id).Bind(8, r.root_user_id);
+  }
+  s.Bind(9, r.time).Run();
+}
+
+std::optional<MsgRow> GetMsg(Shard& shard, int64_t id) {
+  Stmt& s = shard.Query(WEIBO_MSG_COLUMNS "WHERE msg_id = ?");
+  s.Bind(1, id);
+  std::optional<MsgRow> row;
+  if (s.Step()) row = ReadRow(s);
+  s.Reset();
+  return row;
+}
+
+bool DeleteMsg(Shard& shard, int64_t id) {
+  return shard.Query("DELETE FROM msg_info WHERE msg_id = ?").Bind(1, id).Run() > 0;
+}
+
+void UpdateContent(Shard& shard, int64_t id, const std::string& content) {
+  shard.Query("UPDATE msg_info SET content = ? WHERE msg_id = ?").Bind(1, content).Bind(2, id).Run();
+}
+
+std::vector<MsgRow> AuthorPosts(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
+                                int64_t limit) {
+  Stmt& s = shard.Query(WEIBO_MSG_COLUMNS
+                        "WHERE user_id = ? AND msg_id < ? AND msg_id > ? AND type IN (0, 2) "
+                        "ORDER BY msg_id DESC LIMIT ?");
+  s.Bind(1, user).Bind(2, Upper(max_id)).Bind(3, since_id).Bind(4, limit);
+  return ReadAll(s);
+}
+
+std::vector<MsgRow> AuthorMessages(Shard& shard, int64_t user, int64_t max_id,
+                                   int64_t since_id, int64_t limit) {
+  Stmt& s = shard.Query(WEIBO_MSG_COLUMNS
+                        "WHERE user_id = ? AND msg_id < ? AND msg_id > ? "
+                        "ORDER BY msg_id DESC LIMIT ?");
+  s.Bind(1, user).Bind(2, Upper(max_id)).Bind(3, since_id).Bind(4, limit);
+  return ReadAll(s);
+}
+
+std::vector<MsgRow> AllMsgs(Shard& shard) {
+  Stmt& s = shard.Query(WEIBO_MSG_COLUMNS "ORDER BY msg_id");
+  return ReadAll(s);
+}
+
+}  // namespace weibo

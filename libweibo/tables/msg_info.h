@@ -1,0 +1,46 @@
+// msg_info (seed 000 t_msg_info): one row per live message, on shard(msg_id) — which is
+// shard(author) by the gene method.
+//
+// type 0 original, 1 comment, 2 repost. ref_* is the message commented on or reposted;
+// root_* is the original at the end of the chain (seed 000, 6-30 update: a repost is shown
+// with the original it carries). Deleting a message deletes its row; messages that refer
+// to it keep their ref and show "deleted by its author".
+#ifndef WEIBO_TABLES_MSG_INFO_H_
+#define WEIBO_TABLES_MSG_INFO_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weibo {
+
+class Shard;
+
+enum MsgType { kOriginal = 0, kComment = 1, kRepost = 2 };
+
+struct MsgRow {
+  int64_t id = 0, user_id = 0;
+  std::string content;
+  int type = kOriginal;
+  int64_t ref_msg_id = 0, ref_user_id = 0;  // 0: none
+  int64_t root_msg_id = 0, root_user_id = 0;
+  int64_t time = 0;
+};
+
+void InsertMsg(Shard& shard, const MsgRow& row);
+std::optional<MsgRow> GetMsg(Shard& shard, int64_t id);
+bool DeleteMsg(Shard& shard, int64_t id);
+void UpdateContent(Shard& shard, int64_t id, const std::string& content);
+// An author's originals and reposts (what followers see), newest first, within
+// since_id < id < max_id (0 = unbounded).
+std::vector<MsgRow> AuthorPosts(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
+                                int64_t limit);
+// Every message of the author, all types, same window.
+std::vector<MsgRow> AuthorMessages(Shard& shard, int64_t user, int64_t max_id,
+                                   int64_t since_id, int64_t limit);
+std::vector<MsgRow> AllMsgs(Shard& shard);
+
+}  // namespace weibo
+
+#endif  // WEIBO_TABLES_MSG_INFO_H_

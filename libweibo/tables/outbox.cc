@@ -1,0 +1,83 @@
+#include "tables/outbox.h"
+
+#include <sqlite3.h>
+
+#include "storage/shard.h"
+
+namespace weibo {
+namespace {
+
+JobRow ReadRow(Stmt& s, int source) {
+  JobRow r;
+  r.local_id = s.Int(0);
+  r.source_shard = source;
+  r.target_shard = static_cast<int>(s.Int(1));
+  r.kind = s.Text(2);
+  r.payload = s.Text(3);
+  r.created = s.Int(4);
+  r.state = static_cast<int>(s.Int(5));
+  return r;
+}
+
+}  // namespace
+
+int64_t InsertJob(Shard& shard, int target, const std::string& kind, const std::string& payload,
+                  int64_t now_ms) {
+  shard.Query("INSERT INTO outbox(target_shard, kind, payload, created) VALUES (?, ?, ?, ?)")
+      .Bind(1, target)
+      .Bind(2, kind)
+      .Bind(3, payload)
+      .Bind(4, now_ms)
+      .Run();
+  return sqlite3_last_insert_rowid(shard.db());
+}
+
+bool GetJob(Shard& shard, int64_t local_id, JobRow* row) {
+  Stmt& s = shard.Query(
+      "SELECT job_id, target_shard, kind, payload, created, state FROM outbox WHERE job_id = ?");
+  s.Bind(1, local_id);
+  bool found = s.Step();
+  if (found) *row = ReadRow(s, shard.index());
+  s.Reset();
+  return found;
+}
+
+std::vector<JobRow> PendingJobs(Shard& shard, int64_t limit) {
+  Stmt& s = shard.Query(
+      "SELECT job_id, target_shard, kind, payload, created, state FROM outbox "
+      "WHERE state = 0 ORDER BY job_id LIMIT ?");
+  s.Bind(1, limit);
+  std::vector<JobRow> rows;
+  while (s.Step()) rows.push_back(ReadRow(s, shard.index()));
+  return rows;
+}
+
+int64_t CountJobs(Shard& shard, int state) {
+  Stmt& s = shard.Query("SELECT count(*) FROM outbox WHERE state = ?");
+  s.Bind(1, state);
+  s.Step();
+  int64_t n = s.Int(0);
+  s.Reset();
+  return n;
+}
+
+void MarkJobDone(Shard& shard, int64_t local_id) {
+  shard.Query("UPDATE outbox SET state = 1 WHERE job_id = ?").Bind(1, local_id).Run();
+}
+
+bool JobApplied(Shard& shard, int64_t global_id) {
+  Stmt& s = shard.Query("SELECT 1 FROM job_applied WHERE job_id = ?");
+  s.Bind(1, global_id);
+  bool found = s.Step();
+  s.Reset();
+  return found;
+}
+
+void RecordJobApplied(Shard& shard, int64_t global_id, int64_t now_ms) {
+  shard.Query("INSERT OR IGNORE INTO job_applied(job_id, applied) VALUES (?, ?)")
+      .Bind(1, global_id)
+      .Bind(2, now_ms)
+      .Run();
+}
+
+}  // namespace weibo

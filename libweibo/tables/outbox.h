@@ -1,0 +1,44 @@
+// outbox: durable jobs for other shards (SPEC §5), and job_applied: the jobs a shard has
+// already applied.
+//
+// A flow writes its own rows and, in the same transaction, one outbox row per change that
+// belongs to another shard. A job's global id is (source shard << 40) | local row id. The
+// target applies it and records the id in its job_applied table in one transaction, so a
+// job applied twice (a crash before the source marked it done) changes nothing the second
+// time. Then the source marks it done (state 1).
+#ifndef WEIBO_TABLES_OUTBOX_H_
+#define WEIBO_TABLES_OUTBOX_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weibo {
+
+class Shard;
+
+struct JobRow {
+  int64_t local_id = 0;
+  int source_shard = 0;
+  int target_shard = 0;
+  std::string kind;
+  std::string payload;  // JSON
+  int64_t created = 0;
+  int state = 0;  // 0 pending, 1 done
+
+  int64_t global_id() const { return (static_cast<int64_t>(source_shard) << 40) | local_id; }
+};
+
+// Returns the job's local id.
+int64_t InsertJob(Shard& shard, int target, const std::string& kind, const std::string& payload,
+                  int64_t now_ms);
+bool GetJob(Shard& shard, int64_t local_id, JobRow* row);
+std::vector<JobRow> PendingJobs(Shard& shard, int64_t limit);
+int64_t CountJobs(Shard& shard, int state);
+void MarkJobDone(Shard& shard, int64_t local_id);
+bool JobApplied(Shard& shard, int64_t global_id);
+void RecordJobApplied(Shard& shard, int64_t global_id, int64_t now_ms);
+
+}  // namespace weibo
+
+#endif  // WEIBO_TABLES_OUTBOX_H_

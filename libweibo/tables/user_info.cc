@@ -1,0 +1,74 @@
+#include "tables/user_info.h"
+
+#include "storage/shard.h"
+
+namespace weibo {
+namespace {
+
+UserRow ReadRow(Stmt& s) {
+  return UserRow{s.Int(0), s.Text(1), s.Int(2), s.Int(3), s.Int(4), s.Int(5), s.Int(6)};
+}
+
+}  // namespace
+
+std::optional<UserRow> GetUser(Shard& shard, int64_t id) {
+  Stmt& s = shard.Query(
+      "SELECT user_id, user_name, msg_count, fans_count, follow_count, created, last_active "
+      "FROM user_info WHERE user_id = ?");
+  s.Bind(1, id);
+  std::optional<UserRow> row;
+  if (s.Step()) row = ReadRow(s);
+  s.Reset();
+  return row;
+}
+
+void InsertUser(Shard& shard, const UserRow& r) {
+  shard
+      .Query("INSERT OR IGNORE INTO user_info(user_id, user_name, created, last_active) "
+             "VALUES (?, ?, ?, ?)")
+      .Bind(1, r.id)
+      .Bind(2, r.name)
+      .Bind(3, r.created)
+      .Bind(4, r.last_active)
+      .Run();
+}
+
+void AddUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows) {
+  shard
+      .Query("UPDATE user_info SET msg_count = msg_count + ?, fans_count = fans_count + ?, "
+             "follow_count = follow_count + ? WHERE user_id = ?")
+      .Bind(1, msgs)
+      .Bind(2, fans)
+      .Bind(3, follows)
+      .Bind(4, id)
+      .Run();
+}
+
+void SetUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows) {
+  shard
+      .Query("UPDATE user_info SET msg_count = ?, fans_count = ?, follow_count = ? "
+             "WHERE user_id = ?")
+      .Bind(1, msgs)
+      .Bind(2, fans)
+      .Bind(3, follows)
+      .Bind(4, id)
+      .Run();
+}
+
+void TouchUser(Shard& shard, int64_t id, int64_t now_ms) {
+  shard.Query("UPDATE user_info SET last_active = max(last_active, ?) WHERE user_id = ?")
+      .Bind(1, now_ms)
+      .Bind(2, id)
+      .Run();
+}
+
+std::vector<UserRow> ListUsers(Shard& shard) {
+  Stmt& s = shard.Query(
+      "SELECT user_id, user_name, msg_count, fans_count, follow_count, created, last_active "
+      "FROM user_info ORDER BY user_id");
+  std::vector<UserRow> rows;
+  while (s.Step()) rows.push_back(ReadRow(s));
+  return rows;
+}
+
+}  // namespace weibo

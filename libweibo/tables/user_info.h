@@ -1,0 +1,36 @@
+// user_info (seed 000 t_user_info), on shard(user_id) = user_id mod N.
+//
+// Invariants (checked by weibo-fsck): msg_count = live messages the user wrote (originals,
+// reposts and comments: seed 000 counts all three); follow_count = user_relation rows of
+// type 1 on this shard; fans_count = rows of type 0. Counts change only in the transaction
+// that changes the rows they count.
+#ifndef WEIBO_TABLES_USER_INFO_H_
+#define WEIBO_TABLES_USER_INFO_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weibo {
+
+class Shard;
+
+struct UserRow {
+  int64_t id = 0;
+  std::string name;
+  int64_t msg_count = 0, fans_count = 0, follow_count = 0;
+  int64_t created = 0, last_active = 0;
+};
+
+std::optional<UserRow> GetUser(Shard& shard, int64_t id);
+// INSERT OR IGNORE: applying a user_create job twice is applying it once.
+void InsertUser(Shard& shard, const UserRow& row);
+void AddUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows);
+void TouchUser(Shard& shard, int64_t id, int64_t now_ms);
+std::vector<UserRow> ListUsers(Shard& shard);
+void SetUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows);
+
+}  // namespace weibo
+
+#endif  // WEIBO_TABLES_USER_INFO_H_

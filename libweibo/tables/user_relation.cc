@@ -1,0 +1,52 @@
+#include "tables/user_relation.h"
+
+#include "storage/shard.h"
+
+namespace weibo {
+
+bool HasRelation(Shard& shard, int64_t user, int64_t other, int type) {
+  Stmt& s = shard.Query(
+      "SELECT 1 FROM user_relation WHERE user_id = ? AND type = ? AND follow_id = ?");
+  s.Bind(1, user).Bind(2, type).Bind(3, other);
+  bool found = s.Step();
+  s.Reset();
+  return found;
+}
+
+bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t time) {
+  return shard
+             .Query("INSERT OR IGNORE INTO user_relation(user_id, follow_id, type, time) "
+                    "VALUES (?, ?, ?, ?)")
+             .Bind(1, user)
+             .Bind(2, other)
+             .Bind(3, type)
+             .Bind(4, time)
+             .Run() > 0;
+}
+
+bool DeleteRelation(Shard& shard, int64_t user, int64_t other, int type) {
+  return shard
+             .Query("DELETE FROM user_relation WHERE user_id = ? AND type = ? AND follow_id = ?")
+             .Bind(1, user)
+             .Bind(2, type)
+             .Bind(3, other)
+             .Run() > 0;
+}
+
+std::vector<int64_t> Related(Shard& shard, int64_t user, int type) {
+  Stmt& s = shard.Query(
+      "SELECT follow_id FROM user_relation WHERE user_id = ? AND type = ? ORDER BY follow_id");
+  s.Bind(1, user).Bind(2, type);
+  std::vector<int64_t> ids;
+  while (s.Step()) ids.push_back(s.Int(0));
+  return ids;
+}
+
+std::vector<RelationRow> AllRelations(Shard& shard) {
+  Stmt& s = shard.Query("SELECT user_id, follow_id, type, time FROM user_relation");
+  std::vector<RelationRow> rows;
+  while (s.Step()) rows.push_back({s.Int(0), s.Int(1), s.Int(2), s.Int(3)});
+  return rows;
+}
+
+}  // namespace weibo

@@ -1,0 +1,35 @@
+// user_relation (seed 000 t_user_relation, merged storage of the 5-25 update).
+//
+// A follow A -> B is two rows: (A, B, type 1) on shard(A) — "A follows B" — and
+// (B, A, type 0) on shard(B) — "A is a fan of B". The first is written by the follow flow,
+// the second by the fan_add job it enqueues, so both exist once the job is done. The key
+// is (user_id, type, follow_id): one range scan lists a user's followees or fans.
+#ifndef WEIBO_TABLES_USER_RELATION_H_
+#define WEIBO_TABLES_USER_RELATION_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace weibo {
+
+class Shard;
+
+constexpr int kFan = 0;
+constexpr int kFollowing = 1;
+
+bool HasRelation(Shard& shard, int64_t user, int64_t other, int type);
+// True when the row was inserted (false: it was already there).
+bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t time);
+// True when a row was deleted.
+bool DeleteRelation(Shard& shard, int64_t user, int64_t other, int type);
+// follow_id of every row (user, type, *), ascending.
+std::vector<int64_t> Related(Shard& shard, int64_t user, int type);
+
+struct RelationRow {
+  int64_t user, other, type, time;
+};
+std::vector<RelationRow> AllRelations(Shard& shard);
+
+}  // namespace weibo
+
+#endif  // WEIBO_TABLES_USER_RELATION_H_
