@@ -13,6 +13,8 @@ namespace weibo::cli {
 
 Command::Command(std::string name, std::string description)
     : name_(std::move(name)), app_(std::move(description), name_) {
+  // Common options may follow a subcommand ("weibo-user add NAME --json").
+  app_.fallthrough();
   app_.set_version_flag("--version", std::string(name_) + " " + kVersion);
   app_.add_option("--data", data_dir_, "data directory holding cluster.json and the shards")
       ->envname("WEIBO_DATA")

@@ -1,0 +1,29 @@
+# Sourced by scripts/demo and scripts/test: install what is missing (as root), configure
+# and build. Idempotent: a second run only rebuilds what changed.
+set -euo pipefail
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${WEIBO_BUILD_DIR:-$top/build}
+
+packages=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libcli11-dev nlohmann-json3-dev
+          libzmq3-dev cppzmq-dev catch2 libsodium-dev zlib1g-dev man-db groff-base python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "installing: ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2 || true
+    apt-get install -y -qq "${missing[@]}" >&2
+  else
+    echo "missing Debian packages; run as root:" >&2
+    echo "  apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=${WEIBO_BUILD_TYPE:-RelWithDebInfo} \
+  ${WEIBO_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build" -j"$(nproc)" >&2
+export PATH="$build/bin:$PATH"
