@@ -5,8 +5,8 @@
 // §6). comments and reposts read one fixed page: the relation rows with that page_index,
 // all on the message's own shard (seed 000's 12-08 correction), oldest first, then each
 // comment or repost from its author's shard. A page may hold fewer than page_size items
-// (deleted ones leave holes); a page is "not found" only when it lies beyond every page
-// handed out so far. count reads msg_counter rows, each on its message's shard.
+// (deleted ones leave holes) and a page beyond the last one handed out is empty; only an
+// unknown message is not_found. count reads msg_counter rows, each on its message's shard.
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "storage/failure.h"
@@ -20,12 +20,9 @@ Json RelationPage(Context& ctx, const Json& args, int type) {
   int64_t msg_id = args.at("msg").get<int64_t>();
   int64_t page = args.value("page", int64_t{0});
   Shard& shard = ctx.shards().ForMsg(msg_id);
-  auto counter = GetCounter(shard, msg_id);
-  if (!counter) {
-    // A deleted message keeps its comments and reposts; only a never-seen id is unknown.
-    if (MsgRelationPage(shard, msg_id, type, 0).empty())
-      Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
-  }
+  // A deleted message keeps its comments and reposts; only an id never seen is unknown.
+  if (!GetCounter(shard, msg_id) && !HasMsgRelations(shard, msg_id))
+    Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
   MessageView view(ctx);
   Json out = Json::array();
   for (const auto& rel : MsgRelationPage(shard, msg_id, type, page)) {

@@ -1,5 +1,6 @@
 #include "ops/args.h"
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -114,7 +115,8 @@ int64_t Number(const std::string& what, const Json& value, int64_t lo, int64_t h
 }
 
 Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
-  const std::string what = std::string("--") + spec.name;
+  std::string what = std::string("--") + spec.name;  // as the command line spells it
+  std::replace(what.begin(), what.end(), '_', '-');
   switch (spec.type) {
     case ArgType::kUser:
       return User(value);
@@ -132,9 +134,9 @@ Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
     case ArgType::kName:
       return Name(value);
     case ArgType::kCount:
-      return Number(spec.name, value, 1, kMaxCount);
+      return Number(what, value, 1, kMaxCount);
     case ArgType::kPage:
-      return Number(spec.name, value, 0, 1000000);
+      return Number(what, value, 0, 1000000);
     case ArgType::kFlag:
       if (!value.is_boolean()) Fail(Code::kInvalidArgument, what + " must be true or false");
       return value;

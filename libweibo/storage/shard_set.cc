@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -26,6 +27,18 @@ std::string MetaValue(Shard& shard, const std::string& key) {
   std::string value = s.Step() ? s.Text(0) : std::string();
   s.Reset();
   return value;
+}
+
+// The file's own header must say SQLite and carry our application_id (offset 68, big
+// endian). Read from the file, not through SQLite: with a WAL beside it, SQLite would take
+// page 1 from the WAL and never notice the file itself was replaced.
+bool LooksLikeShard(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[100];
+  if (!in.read(reinterpret_cast<char*>(header), sizeof header)) return false;
+  if (std::memcmp(header, "SQLite format 3", 16) != 0) return false;
+  uint32_t app = (uint32_t{header[68]} << 24) | (header[69] << 16) | (header[70] << 8) | header[71];
+  return app == static_cast<uint32_t>(kApplicationId);
 }
 
 }  // namespace
@@ -96,6 +109,8 @@ Shard& ShardSet::At(int index) {
     if (!Exists(path))
       Fail(Code::kStorageError, "shard file " + path + " is missing (cluster.json says " +
                                     std::to_string(config_.shards) + " shards)");
+    if (!LooksLikeShard(path))
+      Fail(Code::kStorageError, path + " is corrupt or not a weibo shard");
     auto shard = std::make_unique<Shard>(index, path, false, explain_log_);
     Migrate(*shard, false);
     if (MetaValue(*shard, "cluster_id") != config_.cluster_id ||
@@ -161,6 +176,7 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
       s.Bind(1, row.first).Bind(2, row.second).Run();
     }
     txn.Commit();
+    shard.Checkpoint(0);  // the file's own header now carries the application_id
   }
   // cluster.json last: a directory is a cluster only once every shard exists.
   std::string tmp = json_path + ".tmp";

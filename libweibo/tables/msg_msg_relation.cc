@@ -67,6 +67,14 @@ std::vector<RelationMsgRow> MsgRelationPage(Shard& shard, int64_t msg_id, int ty
   return rows;
 }
 
+bool HasMsgRelations(Shard& shard, int64_t msg_id) {
+  Stmt& s = shard.Query("SELECT 1 FROM msg_msg_relation WHERE referenced_msg_id = ? LIMIT 1");
+  s.Bind(1, msg_id);
+  bool found = s.Step();
+  s.Reset();
+  return found;
+}
+
 std::vector<RelationMsgRow> AllMsgRelations(Shard& shard) {
   Stmt& s = shard.Query(WEIBO_REL_COLUMNS "ORDER BY referenced_msg_id, reference_msg_id");
   std::vector<RelationMsgRow> rows;

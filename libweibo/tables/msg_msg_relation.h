@@ -34,6 +34,8 @@ bool DeleteMsgRelation(Shard& shard, int64_t reference_id, int64_t reference_msg
 // The rows of one fixed page, oldest first.
 std::vector<RelationMsgRow> MsgRelationPage(Shard& shard, int64_t msg_id, int type,
                                             int64_t page_index);
+// Whether any comment or repost of msg_id is recorded (a deleted message keeps them).
+bool HasMsgRelations(Shard& shard, int64_t msg_id);
 std::vector<RelationMsgRow> AllMsgRelations(Shard& shard);
 
 }  // namespace weibo

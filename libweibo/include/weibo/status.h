@@ -14,9 +14,10 @@ namespace weibo {
 
 enum class Code {
   kOk,
-  kInvalidArgument,    // malformed id, option out of range, bad name (exit 2)
+  kInvalidArgument,    // malformed id, option out of range, bad name, control character,
+                       // empty content (exit 2)
   kContentTooLong,     // over 140 code points (exit 1)
-  kInvalidUtf8,        // invalid UTF-8 or a control character (exit 1)
+  kInvalidUtf8,        // bytes that are not valid UTF-8 (exit 1)
   kNotFound,           // unknown user or message, or no such page (exit 1)
   kUserExists,         // the name is taken (exit 1)
   kAlreadyFollowing,   // (exit 1)
