@@ -1,8 +1,11 @@
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
+#include <thread>
 
 #include "storage/clock.h"
 #include "weibo/cli.h"
@@ -51,6 +54,26 @@ int Command::Fail(Code code, const std::string& message) {
   return ExitStatus(code);
 }
 
+namespace {
+volatile std::sig_atomic_t g_stop = 0;
+void OnStopSignal(int) { g_stop = 1; }
+}  // namespace
+
+int Command::Repeat(Executor& executor, const Request& request) {
+  std::signal(SIGTERM, OnStopSignal);
+  std::signal(SIGINT, OnStopSignal);
+  while (!g_stop) {
+    Result<Json> result = executor.Execute(request);
+    if (!result.ok()) return Fail(result.status().code(), result.status().message());
+    bool worked = result.value().value("applied", int64_t{0}) != 0;
+    if (worked) std::cout << (json_ || jsonl_ ? result.value().dump() + "\n"
+                                              : RenderText(request.op, result.value()))
+                          << std::flush;
+    if (!worked) std::this_thread::sleep_for(std::chrono::milliseconds(repeat_ms_));
+  }
+  return 0;
+}
+
 int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
   try {
     app_.parse(argc, argv);
@@ -66,7 +89,10 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
   options.explain = explain_;
   if (!now_.empty()) {
     auto ms = ParseTime(now_);
-    if (!ms) return Fail(Code::kInvalidArgument, "--now must be epoch seconds or ISO 8601, not '" + now_ + "'");
+    // Message ids count milliseconds from 2020-01-01 (the gene method): no earlier clock.
+    if (!ms || *ms < 1577836800000LL)
+      return Fail(Code::kInvalidArgument,
+                  "--now must be epoch seconds or ISO 8601 from 2020-01-01 on, not '" + now_ + "'");
     options.now_ms = *ms;
   }
   Request request;
@@ -76,6 +102,7 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
     return Fail(Code::kInvalidArgument, e.what());
   }
   auto executor = OpenEmbedded(options);
+  if (repeat_ms_ > 0) return Repeat(*executor, request);
   Result<Json> result = executor->Execute(request);
   if (!result.ok()) return Fail(result.status().code(), result.status().message());
   const Json& value = result.value();
@@ -87,8 +114,10 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
     std::cout << RenderText(request.op, value);
   }
   if (explain_) {
-    std::cout << "-- explain: " << request.op << "\n";
-    for (const auto& line : executor->Explain()) std::cout << line << "\n";
+    // Keep stdout pure JSON when JSON was asked for.
+    std::ostream& out = json_ || jsonl_ ? std::cerr : std::cout;
+    out << "-- explain: " << request.op << "\n";
+    for (const auto& line : executor->Explain()) out << line << "\n";
   }
   std::cout.flush();
   // A report whose "ok" is false (weibo-fsck found violations) exits 1.

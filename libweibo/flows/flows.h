@@ -49,6 +49,9 @@ Json Comments(Context& ctx, const Json& args);
 Json Reposts(Context& ctx, const Json& args);
 Json Count(Context& ctx, const Json& args);
 
+// jobs/drain.cc: the worker's op
+Json Drain(Context& ctx, const Json& args);
+
 // flows/fsck.cc
 Json Fsck(Context& ctx, const Json& args);
 

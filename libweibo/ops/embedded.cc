@@ -24,6 +24,7 @@ const Route kRoutes[] = {
     {"repost", Repost},      {"comment", Comment},    {"delete", Delete},
     {"timeline", Timeline},  {"show", Show},          {"comments", Comments},
     {"reposts", Reposts},    {"count", Count},        {"fsck", Fsck},
+    {"drain", Drain},
 };
 
 Handler FindHandler(const std::string& op) {

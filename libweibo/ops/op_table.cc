@@ -49,6 +49,7 @@ const std::vector<OpSpec>& Operations() {
        {{"msg", A::kMsg, true, "the message"}, {"page", A::kPage, false, "page_index (0)"}}},
       {"count", false, "all counters of many messages in one call",
        {{"msgs", A::kMsgList, true, "message ids"}}},
+      {"drain", true, "apply every pending outbox job of every shard, idempotently", {}},
       {"fsck", true, "check every invariant across all shards; repair fixes them",
        {{"repair", A::kFlag, false, "fix what is found"}}},
   };

@@ -96,6 +96,9 @@ std::string RenderText(const std::string& op, const Json& r) {
     return out;
   }
   if (op == "fsck") return Fsck(r);
+  if (op == "drain")
+    return "applied " + std::to_string(r.at("applied").get<int64_t>()) + " job(s), " +
+           std::to_string(r.at("pending").get<int64_t>()) + " pending\n";
   if (r.is_array()) return Messages(r);
   if (r.is_object() && r.contains("type")) return Message(r);
   return r.dump(2) + "\n";

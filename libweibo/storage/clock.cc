@@ -47,7 +47,11 @@ std::optional<int64_t> ParseTime(const std::string& text) {
   tm.tm_hour = h;
   tm.tm_min = mi;
   tm.tm_sec = s;
-  int64_t secs = static_cast<int64_t>(timegm(&tm)) - offset_min * 60;
+  std::time_t local = timegm(&tm);
+  std::tm check{};
+  gmtime_r(&local, &check);
+  if (check.tm_mday != d || check.tm_mon != mo - 1) return std::nullopt;  // 2026-02-31
+  int64_t secs = static_cast<int64_t>(local) - offset_min * 60;
   return secs * 1000;
 }
 

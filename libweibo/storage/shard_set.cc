@@ -143,6 +143,11 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
     Fail(Code::kInvalidArgument, "--feed must be push, pull or hybrid");
   if (config.strategy != "gene" && config.strategy != "uid-mapping" && config.strategy != "tid")
     Fail(Code::kInvalidArgument, "--strategy must be gene, uid-mapping or tid");
+  // The two strategies the gene method replaces are named by SPEC §2 for teaching; this
+  // build routes by gene only, and says so rather than record a choice it would ignore.
+  if (config.strategy != "gene")
+    Fail(Code::kInvalidArgument, "--strategy " + config.strategy +
+                                     " is not available in this build; only gene is");
   if (config.page_size < 1 || config.page_size > 1000)
     Fail(Code::kInvalidArgument, "--page-size must be from 1 to 1000");
   if (!Exists(dir) && mkdir(dir.c_str(), 0755) != 0)

@@ -29,14 +29,20 @@ class Command {
   // status. Lists print as one JSON array with --json, one object a line with --jsonl.
   int Run(int argc, char** argv, const std::function<Request()>& build);
 
+  // Makes Run repeat the request every interval_ms until SIGTERM or SIGINT, printing only
+  // results whose "applied" count is not 0 (weibo-worker). An error still stops it.
+  void set_repeat(int interval_ms) { repeat_ms_ = interval_ms; }
+
  private:
   int Fail(Code code, const std::string& message);
+  int Repeat(Executor& executor, const Request& request);
   std::string name_;
   CLI::App app_;
   std::string data_dir_ = "./shards";
   std::string now_;
   std::string token_;
   bool json_ = false, jsonl_ = false, async_ = false, explain_ = false;
+  int repeat_ms_ = 0;
 };
 
 // `weibo NAME ARGS...`: runs weibo-NAME from the directory of this program, else PATH.
