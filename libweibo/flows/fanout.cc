@@ -66,12 +66,13 @@ void ApplyFanOut(Context& ctx, Shard& shard, const Json& p) {
   }
 }
 
-void ApplyDeliver(Context&, Shard& target, const Json& p) {
+void ApplyDeliver(Context& ctx, Shard& target, const Json& p) {
   InboxRow row{0, p.at("msg_id").get<int64_t>(), p.at("author").get<int64_t>(),
                p.at("time").get<int64_t>()};
   for (const auto& user : p.at("users")) {
     row.user_id = user.get<int64_t>();
     DeliverInbox(target, row);
+    MaybeTrimInbox(target, row.user_id, row.msg_id, ctx.config().inbox_cap);
   }
 }
 

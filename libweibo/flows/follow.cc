@@ -89,10 +89,12 @@ void ApplyFanRemove(Context&, Shard& target, const Json& p) {
   if (DeleteRelation(target, user, fan, kFan)) AddUserCounts(target, user, 0, -1, 0);
 }
 
-void ApplyInboxMerge(Context&, Shard& target, const Json& p) {
+void ApplyInboxMerge(Context& ctx, Shard& target, const Json& p) {
   int64_t user = p.at("user").get<int64_t>(), author = p.at("author").get<int64_t>();
-  for (const auto& item : p.at("items"))
+  for (const auto& item : p.at("items")) {
     DeliverInbox(target, {user, item[0].get<int64_t>(), author, item[1].get<int64_t>()});
+    MaybeTrimInbox(target, user, item[0].get<int64_t>(), ctx.config().inbox_cap);
+  }
 }
 
 }  // namespace weibo

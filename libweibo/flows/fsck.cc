@@ -11,6 +11,7 @@
 //   inbox         no row for a deleted message or for an author the reader does not follow;
 //                 the author's own row for every message; in push mode (and hybrid, for
 //                 pushed authors) every post made since a follow is in the follower's inbox
+//                 — above the inbox's floor, below which the cap trimmed it
 #include <algorithm>
 #include <array>
 #include <map>
@@ -38,6 +39,12 @@ struct Snapshot {
   std::vector<RelationMsgRow> msg_relations;
   std::set<std::pair<int64_t, int64_t>> inbox;  // (user, msg)
   std::vector<InboxRow> inbox_rows;
+  std::map<int64_t, int64_t> floors;  // inbox floor by user (tables/msg_index.h)
+
+  int64_t Floor(int64_t user) const {
+    auto it = floors.find(user);
+    return it == floors.end() ? 0 : it->second;
+  }
 };
 
 Snapshot Load(Context& ctx) {
@@ -53,6 +60,7 @@ Snapshot Load(Context& ctx) {
     for (auto& m : AllMsgs(shard)) s.msgs[m.id] = m;
     for (auto& c : AllCounters(shard)) s.counters[c.msg_id] = c;
     for (auto& r : AllMsgRelations(shard)) s.msg_relations.push_back(r);
+    for (auto& f : AllInboxFloors(shard)) s.floors[f.first] = f.second;
     for (auto& r : AllInbox(shard)) {
       s.inbox.insert({r.user_id, r.msg_id});
       s.inbox_rows.push_back(r);
@@ -189,7 +197,7 @@ void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
   }
   for (const auto& [id, m] : s.msgs) {
     const MsgRow& msg = m;
-    if (!s.inbox.count({msg.user_id, id}))
+    if (id >= s.Floor(msg.user_id) && !s.inbox.count({msg.user_id, id}))
       c.Violation("inbox", "message " + S(id) + " is missing from its author's own inbox",
                   shards.ForUser(msg.user_id),
                   [&](Shard& sh) { InsertInbox(sh, {msg.user_id, msg.id, msg.user_id, msg.time}); });
@@ -202,8 +210,9 @@ void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
     if (type != kFollowing || !s.users.count(other)) continue;
     if (!PushesAuthor(ctx, s.users.at(other))) continue;
     int64_t since = s.relation_time.at({user, other, type});
+    int64_t floor = s.Floor(user);
     for (const MsgRow* m : posts[other]) {
-      if (m->time < since || s.inbox.count({user, m->id})) continue;
+      if (m->time < since || m->id < floor || s.inbox.count({user, m->id})) continue;
       int64_t reader = user;
       c.Violation("inbox", "post " + S(m->id) + " of user " + S(other) + " is missing from follower " +
                                S(user) + "'s inbox",

@@ -3,7 +3,8 @@
 // A home timeline is, by definition, the reader's own messages plus the originals and
 // reposts of everyone the reader follows, newest first, minus deleted messages. The feed
 // mode only changes where the ids come from:
-//   push    the reader's inbox (msg_index), one index range on the reader's shard;
+//   push    the reader's inbox (msg_index), one index range on the reader's shard, and
+//           below the inbox's floor (where the cap trimmed it) a merge as in pull;
 //   pull    a k-way merge of the reader's own messages and each followee's posts
 //           (msg_info by (user_id, msg_id), each on its author's shard);
 //   hybrid  the inbox plus a merge over the followees that are pulled (celebrities).
@@ -33,31 +34,45 @@ std::vector<int64_t> Ids(const std::vector<MsgRow>& rows) {
   return ids;
 }
 
+// Reads of an author's messages (all types for the reader's own, originals and reposts for
+// a followee), only below ceiling when ceiling is not 0.
+Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling) {
+  return [&shards, author, own, ceiling](int64_t max_id, int64_t since_id, int64_t n) {
+    if (ceiling > 0) max_id = max_id > 0 ? std::min(max_id, ceiling) : ceiling;
+    Shard& shard = shards.ForUser(author);
+    return Ids(own ? AuthorMessages(shard, author, max_id, since_id, n)
+                   : AuthorPosts(shard, author, max_id, since_id, n));
+  };
+}
+
 std::vector<Source> HomeSources(Context& ctx, int64_t reader) {
-  std::vector<Source> sources;
   ShardSet& shards = ctx.shards();
   const std::string& feed = ctx.config().feed;
+  std::vector<Source> sources;
+  // The inbox is complete from its floor up (tables/msg_index.h); below it, pull.
+  int64_t floor = 0;
   if (feed != "pull") {
-    sources.push_back([&shards, reader](int64_t max_id, int64_t since_id, int64_t n) {
+    floor = InboxFloor(shards.ForUser(reader), reader);
+    sources.push_back([&shards, reader, floor](int64_t max_id, int64_t since_id, int64_t n) {
       std::vector<int64_t> ids;
-      for (const auto& r : ReadInbox(shards.ForUser(reader), reader, max_id, since_id, n))
+      for (const auto& r :
+           ReadInbox(shards.ForUser(reader), reader, max_id, std::max(since_id, floor - 1), n))
         ids.push_back(r.msg_id);
       return ids;
     });
-  } else {
-    sources.push_back([&shards, reader](int64_t max_id, int64_t since_id, int64_t n) {
-      return Ids(AuthorMessages(shards.ForUser(reader), reader, max_id, since_id, n));
-    });
   }
+  bool pull_all = feed == "pull";
+  if (pull_all || floor > 0) sources.push_back(AuthorSource(shards, reader, true, floor));
   for (int64_t author : Related(shards.ForUser(reader), reader, kFollowing)) {
-    if (feed == "push") break;
+    bool pulled = pull_all;
     if (feed == "hybrid") {
       auto user = GetUser(shards.ForUser(author), author);
-      if (!user || PushesAuthor(ctx, *user)) continue;
+      pulled = user && !PushesAuthor(ctx, *user);
     }
-    sources.push_back([&shards, author](int64_t max_id, int64_t since_id, int64_t n) {
-      return Ids(AuthorPosts(shards.ForUser(author), author, max_id, since_id, n));
-    });
+    if (pulled)
+      sources.push_back(AuthorSource(shards, author, false, 0));
+    else if (floor > 0)
+      sources.push_back(AuthorSource(shards, author, false, floor));
   }
   return sources;
 }
@@ -72,10 +87,7 @@ Json Timeline(Context& ctx, const Json& args) {
   int64_t skip = args.value("page", int64_t{0}) * count;
   std::vector<Source> sources;
   if (args.value("posts", false)) {
-    ShardSet& shards = ctx.shards();
-    sources.push_back([&shards, reader](int64_t max, int64_t since, int64_t n) {
-      return Ids(AuthorPosts(shards.ForUser(reader), reader, max, since, n));
-    });
+    sources.push_back(AuthorSource(ctx.shards(), reader, false, 0));
   } else {
     sources = HomeSources(ctx, reader);
   }

@@ -52,6 +52,11 @@ CREATE TABLE outbox(
 CREATE INDEX outbox_pending ON outbox(job_id) WHERE state = 0;
 CREATE TABLE job_applied(job_id INTEGER PRIMARY KEY, applied INTEGER NOT NULL);
 )sql",
+    // 2: the push inbox cap (SPEC §5). inbox_floor.floor_msg_id: below it the reader's
+    // inbox was trimmed and may be incomplete, so timelines pull what lies below it.
+    R"sql(
+CREATE TABLE inbox_floor(user_id INTEGER PRIMARY KEY, floor_msg_id INTEGER NOT NULL);
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);

@@ -1,5 +1,8 @@
 #include "tables/msg_index.h"
 
+#include <sodium.h>
+
+#include <cstring>
 #include <limits>
 
 #include "storage/shard.h"
@@ -54,6 +57,49 @@ std::vector<InboxRow> ReadInbox(Shard& shard, int64_t user, int64_t max_id, int6
       .Bind(4, limit);
   std::vector<InboxRow> rows;
   while (s.Step()) rows.push_back({s.Int(0), s.Int(1), s.Int(2), s.Int(3)});
+  return rows;
+}
+
+void MaybeTrimInbox(Shard& shard, int64_t user, int64_t msg_id, int64_t cap) {
+  // SipHash (libsodium) of (user, msg): a reproducible one-in-kTrimEvery choice.
+  static const unsigned char kKey[crypto_shorthash_KEYBYTES] = {};
+  int64_t in[2] = {user, msg_id};
+  unsigned char out[crypto_shorthash_BYTES];
+  crypto_shorthash(out, reinterpret_cast<const unsigned char*>(in), sizeof in, kKey);
+  uint64_t h;
+  std::memcpy(&h, out, sizeof h);
+  if (h % kTrimEvery != 0) return;
+  Stmt& kth = shard.Query(
+      "SELECT msg_id FROM msg_index WHERE user_id = ? ORDER BY msg_id DESC LIMIT 1 OFFSET ?");
+  kth.Bind(1, user).Bind(2, cap - 1);
+  if (!kth.Step()) return;
+  int64_t floor = kth.Int(0);
+  kth.Reset();
+  if (shard.Query("DELETE FROM msg_index WHERE user_id = ? AND msg_id < ?")
+          .Bind(1, user)
+          .Bind(2, floor)
+          .Run() == 0)
+    return;
+  shard
+      .Query("INSERT INTO inbox_floor(user_id, floor_msg_id) VALUES (?1, ?2) "
+             "ON CONFLICT(user_id) DO UPDATE SET floor_msg_id = max(floor_msg_id, ?2)")
+      .Bind(1, user)
+      .Bind(2, floor)
+      .Run();
+}
+
+int64_t InboxFloor(Shard& shard, int64_t user) {
+  Stmt& s = shard.Query("SELECT floor_msg_id FROM inbox_floor WHERE user_id = ?");
+  s.Bind(1, user);
+  int64_t floor = s.Step() ? s.Int(0) : 0;
+  s.Reset();
+  return floor;
+}
+
+std::vector<std::pair<int64_t, int64_t>> AllInboxFloors(Shard& shard) {
+  Stmt& s = shard.Query("SELECT user_id, floor_msg_id FROM inbox_floor");
+  std::vector<std::pair<int64_t, int64_t>> rows;
+  while (s.Step()) rows.emplace_back(s.Int(0), s.Int(1));
   return rows;
 }
 

@@ -5,10 +5,18 @@
 // the newest-first scan with a msg_id cursor is one index range; the key makes a second
 // delivery of the same post a no-op. Rows of deleted messages are never shown (the reader
 // resolves each row) and are purged by jobs.
+//
+// The inbox cap (SPEC §5, default 800): a delivery trims the reader's inbox back to cap
+// rows about once in kTrimEvery deliveries (chosen by a hash of reader and message, so
+// runs are reproducible), which keeps the cost of counting off the fan-out's hot path: an
+// inbox holds at most about cap + kTrimEvery rows. A trim raises the reader's floor in
+// inbox_floor; everything at or above the floor is in the inbox, and a timeline page that
+// reaches below it is served by pulling (flows/timeline.cc), so nothing disappears.
 #ifndef WEIBO_TABLES_MSG_INDEX_H_
 #define WEIBO_TABLES_MSG_INDEX_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace weibo {
@@ -29,6 +37,14 @@ void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author);
 std::vector<InboxRow> ReadInbox(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
                                 int64_t limit);
 std::vector<InboxRow> AllInbox(Shard& shard);
+
+constexpr int64_t kTrimEvery = 128;
+// Trims user's inbox to its newest cap rows when (user, msg_id) is a trim point.
+void MaybeTrimInbox(Shard& shard, int64_t user, int64_t msg_id, int64_t cap);
+// The lowest id the inbox is complete from; 0 when it was never trimmed.
+int64_t InboxFloor(Shard& shard, int64_t user);
+// Every (user, floor) of the shard.
+std::vector<std::pair<int64_t, int64_t>> AllInboxFloors(Shard& shard);
 
 }  // namespace weibo
 
