@@ -3,7 +3,8 @@
 //   push    every fan of the author gets one (seed 000 flow 2, step 4);
 //   pull    nobody: readers merge their followees' posts (flows/timeline.cc);
 //   hybrid  authors with fans_count >= celebrity_threshold are pulled, the others pushed
-//           (seed 004).
+//           (seed 004); an author who has reached the threshold stays pulled
+//           (user_info.pulled), so posts made while pulled never vanish.
 //
 // A fanout job runs on the author's shard: it reads the fan list (type 0 rows, all on
 // that shard), groups the fans by their shard and enqueues one deliver job per shard — so a
@@ -39,7 +40,7 @@ std::map<int, Json> FansByShard(Context& ctx, Shard& shard, int64_t author) {
 bool PushesAuthor(Context& ctx, const UserRow& author) {
   const ClusterConfig& c = ctx.config();
   if (c.feed == "pull") return false;
-  if (c.feed == "hybrid") return author.fans_count < c.celebrity_threshold;
+  if (c.feed == "hybrid") return !author.pulled && author.fans_count < c.celebrity_threshold;
   return true;
 }
 

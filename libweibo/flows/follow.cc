@@ -73,15 +73,20 @@ Json Unfollow(Context& ctx, const Json& args) {
 
 void ApplyFanAdd(Context& ctx, Shard& target, const Json& p) {
   int64_t user = p.at("user").get<int64_t>(), fan = p.at("fan").get<int64_t>();
-  if (InsertRelation(target, user, fan, kFan, p.at("time").get<int64_t>()))
+  if (InsertRelation(target, user, fan, kFan, p.at("time").get<int64_t>())) {
     AddUserCounts(target, user, 0, 1, 0);
+    MarkPulledFrom(target, user, ctx.config().celebrity_threshold);
+  }
   if (!p.value("merge", false)) return;
   Json items = Json::array();
   for (const MsgRow& m : AuthorPosts(target, user, 0, 0, ctx.config().inbox_cap))
     items.push_back(Json::array({m.id, m.time}));
   if (items.empty()) return;
-  ctx.Enqueue(target, static_cast<int>(fan % ctx.shards().count()), "inbox_merge",
-              Json{{"user", fan}, {"author", user}, {"items", items}});
+  Json merge{{"user", fan}, {"author", user}, {"items", items}};
+  // A full merge may have left older posts behind: the fan's inbox is complete only from
+  // the oldest merged post up, and timelines pull below it (tables/msg_index.h).
+  if (static_cast<int64_t>(items.size()) >= ctx.config().inbox_cap) merge["floor"] = items.back()[0];
+  ctx.Enqueue(target, static_cast<int>(fan % ctx.shards().count()), "inbox_merge", merge);
 }
 
 void ApplyFanRemove(Context&, Shard& target, const Json& p) {
@@ -91,6 +96,7 @@ void ApplyFanRemove(Context&, Shard& target, const Json& p) {
 
 void ApplyInboxMerge(Context& ctx, Shard& target, const Json& p) {
   int64_t user = p.at("user").get<int64_t>(), author = p.at("author").get<int64_t>();
+  if (p.contains("floor")) RaiseInboxFloor(target, user, p.at("floor").get<int64_t>());
   for (const auto& item : p.at("items")) {
     DeliverInbox(target, {user, item[0].get<int64_t>(), author, item[1].get<int64_t>()});
     MaybeTrimInbox(target, user, item[0].get<int64_t>(), ctx.config().inbox_cap);

@@ -124,6 +124,10 @@ void CheckRelations(Context& ctx, Checker& c, const Snapshot& s) {
                   shards.ForUser(user), [&](Shard& sh) { DeleteRelation(sh, user, other, kFan); });
     }
   }
+}
+
+void CheckUserCounts(Context& ctx, Checker& c, const Snapshot& s) {
+  ShardSet& shards = ctx.shards();
   std::map<int64_t, std::array<int64_t, 3>> recount;  // msgs, fans, follows
   for (const auto& [id, user] : s.users) recount[id] = {0, 0, 0};
   for (const auto& [user, other, type] : s.relations) ++recount[user][type == kFan ? 1 : 2];
@@ -230,6 +234,8 @@ Json Fsck(Context& ctx, const Json& args) {
   CheckStorage(ctx, c, repair);
   Snapshot s = Load(ctx);
   CheckRelations(ctx, c, s);
+  if (repair) s = Load(ctx);  // recount what the relation repairs changed
+  CheckUserCounts(ctx, c, s);
   CheckCounters(ctx, c, s);
   CheckInbox(ctx, c, s);
   bool ok = true;

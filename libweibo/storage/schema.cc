@@ -57,6 +57,12 @@ CREATE TABLE job_applied(job_id INTEGER PRIMARY KEY, applied INTEGER NOT NULL);
     R"sql(
 CREATE TABLE inbox_floor(user_id INTEGER PRIMARY KEY, floor_msg_id INTEGER NOT NULL);
 )sql",
+    // 3: hybrid's celebrity mark. Once an author's fans_count reaches the threshold the
+    // author is pulled for good: posts made while pulled were never pushed, so pushing
+    // again after a drop below the threshold would hide them.
+    R"sql(
+ALTER TABLE user_info ADD COLUMN pulled INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);

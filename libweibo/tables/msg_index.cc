@@ -80,6 +80,10 @@ void MaybeTrimInbox(Shard& shard, int64_t user, int64_t msg_id, int64_t cap) {
           .Bind(2, floor)
           .Run() == 0)
     return;
+  RaiseInboxFloor(shard, user, floor);
+}
+
+void RaiseInboxFloor(Shard& shard, int64_t user, int64_t floor) {
   shard
       .Query("INSERT INTO inbox_floor(user_id, floor_msg_id) VALUES (?1, ?2) "
              "ON CONFLICT(user_id) DO UPDATE SET floor_msg_id = max(floor_msg_id, ?2)")

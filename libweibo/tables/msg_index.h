@@ -41,6 +41,8 @@ std::vector<InboxRow> AllInbox(Shard& shard);
 constexpr int64_t kTrimEvery = 128;
 // Trims user's inbox to its newest cap rows when (user, msg_id) is a trim point.
 void MaybeTrimInbox(Shard& shard, int64_t user, int64_t msg_id, int64_t cap);
+// Raises the user's floor to at least floor.
+void RaiseInboxFloor(Shard& shard, int64_t user, int64_t floor);
 // The lowest id the inbox is complete from; 0 when it was never trimmed.
 int64_t InboxFloor(Shard& shard, int64_t user);
 // Every (user, floor) of the shard.

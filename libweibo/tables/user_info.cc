@@ -6,14 +6,15 @@ namespace weibo {
 namespace {
 
 UserRow ReadRow(Stmt& s) {
-  return UserRow{s.Int(0), s.Text(1), s.Int(2), s.Int(3), s.Int(4), s.Int(5), s.Int(6)};
+  return UserRow{s.Int(0), s.Text(1), s.Int(2), s.Int(3), s.Int(4), s.Int(5), s.Int(6), s.Int(7) != 0};
 }
 
 }  // namespace
 
 std::optional<UserRow> GetUser(Shard& shard, int64_t id) {
   Stmt& s = shard.Query(
-      "SELECT user_id, user_name, msg_count, fans_count, follow_count, created, last_active "
+      "SELECT user_id, user_name, msg_count, fans_count, follow_count, created, last_active, "
+      "pulled "
       "FROM user_info WHERE user_id = ?");
   s.Bind(1, id);
   std::optional<UserRow> row;
@@ -55,6 +56,13 @@ void SetUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t
       .Run();
 }
 
+void MarkPulledFrom(Shard& shard, int64_t id, int64_t threshold) {
+  shard.Query("UPDATE user_info SET pulled = 1 WHERE user_id = ? AND fans_count >= ?")
+      .Bind(1, id)
+      .Bind(2, threshold)
+      .Run();
+}
+
 void TouchUser(Shard& shard, int64_t id, int64_t now_ms) {
   shard.Query("UPDATE user_info SET last_active = max(last_active, ?) WHERE user_id = ?")
       .Bind(1, now_ms)
@@ -64,7 +72,8 @@ void TouchUser(Shard& shard, int64_t id, int64_t now_ms) {
 
 std::vector<UserRow> ListUsers(Shard& shard) {
   Stmt& s = shard.Query(
-      "SELECT user_id, user_name, msg_count, fans_count, follow_count, created, last_active "
+      "SELECT user_id, user_name, msg_count, fans_count, follow_count, created, last_active, "
+      "pulled "
       "FROM user_info ORDER BY user_id");
   std::vector<UserRow> rows;
   while (s.Step()) rows.push_back(ReadRow(s));

@@ -21,12 +21,15 @@ struct UserRow {
   std::string name;
   int64_t msg_count = 0, fans_count = 0, follow_count = 0;
   int64_t created = 0, last_active = 0;
+  bool pulled = false;  // hybrid: has reached the celebrity threshold (pulled for good)
 };
 
 std::optional<UserRow> GetUser(Shard& shard, int64_t id);
 // INSERT OR IGNORE: applying a user_create job twice is applying it once.
 void InsertUser(Shard& shard, const UserRow& row);
 void AddUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows);
+// Sets pulled once fans_count >= threshold; it is never cleared.
+void MarkPulledFrom(Shard& shard, int64_t id, int64_t threshold);
 void TouchUser(Shard& shard, int64_t id, int64_t now_ms);
 std::vector<UserRow> ListUsers(Shard& shard);
 void SetUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows);

@@ -1,0 +1,169 @@
+// flows/fsck.cc: every invariant of SPEC §12 is checked; a planted violation (a row changed
+// behind the library's back with the raw sqlite3 API) is found, and --repair fixes it.
+#include <algorithm>
+
+#include "test_support.h"
+
+namespace weibo {
+namespace {
+
+using test::Cluster;
+using test::ClusterOptions;
+using test::RawDb;
+using test::ViolationChecks;
+
+// alice(1) and bob(2) follow each other, dora(3) follows alice; posts, comments, a repost.
+struct World {
+  explicit World(const std::string& feed = "push") : c(ClusterOptions{4, feed, 2}) {
+    a = c.AddUser("alice");
+    b = c.AddUser("bob");
+    d = c.AddUser("dora");
+    c.Follow(a, b);
+    c.Follow(b, a);
+    c.Follow(d, a);
+    m = c.Post(a, "alice posts");
+    bm = c.Post(b, "bob posts");
+    c1 = c.Comment(b, m, "bob comments");
+    c2 = c.Comment(d, m, "dora comments");
+    r = c.Repost(d, bm, "dora reposts");
+  }
+  RawDb Db(int64_t id) { return RawDb(c.ShardPath(static_cast<int>(id % c.shards()))); }
+  Cluster c;
+  int64_t a, b, d, m, bm, c1, c2, r;
+};
+
+std::string S(int64_t v) { return std::to_string(v); }
+
+TEST_CASE("fsck: a cluster made by the flows is clean in every feed mode") {
+  std::string feed = GENERATE("push", "pull", "hybrid");
+  World w(feed);
+  w.c.Delete(w.b, w.c1);
+  w.c.Unfollow(w.d, w.a);
+  Json report = w.c.Fsck();
+  INFO(report.dump());
+  REQUIRE(report.at("ok") == true);
+  REQUIRE(report.at("shards") == 4);
+  REQUIRE(report.at("repair") == false);
+  REQUIRE(report.at("violations") == Json::array());
+}
+
+// fsck finds check among the violations, checking changes nothing, and after one
+// --repair run a second fsck is clean.
+void RequireFoundAndRepaired(World& w, const std::string& check) {
+  std::string before = w.c.Fsck().dump();
+  Json report = w.c.Fsck();
+  INFO(report.dump());
+  REQUIRE(report.at("ok") == false);
+  auto checks = ViolationChecks(report);
+  REQUIRE(std::find(checks.begin(), checks.end(), check) != checks.end());
+  REQUIRE(w.c.Fsck().dump() == before);  // checking changes nothing
+
+  Json repaired = w.c.Fsck(true);
+  INFO("repair: " << repaired.dump());
+  REQUIRE(repaired.at("repair") == true);
+  for (const auto& v : repaired.at("violations")) REQUIRE(v.at("repaired") == true);
+  Json after = w.c.Fsck();
+  INFO("after repair: " << after.dump());
+  REQUIRE(after.at("ok") == true);
+}
+
+TEST_CASE("fsck: finds each planted count, counter or inbox violation, and one --repair fixes it") {
+  World w;
+  std::string check;
+  SECTION("user_counts: a wrong msg_count") {
+    w.Db(w.a).Exec("UPDATE user_info SET msg_count = 99 WHERE user_id = 1");
+    check = "user_counts";
+  }
+  SECTION("user_counts: a wrong follow_count") {
+    w.Db(w.d).Exec("UPDATE user_info SET follow_count = 0 WHERE user_id = 3");
+    check = "user_counts";
+  }
+  SECTION("counters: a wrong comment_count") {
+    w.Db(w.m).Exec("UPDATE msg_counter SET comment_count = 5 WHERE msg_id = " + S(w.m));
+    check = "counters";
+  }
+  SECTION("counters: a commented_count below the pages handed out") {
+    w.Db(w.m).Exec("UPDATE msg_counter SET commented_count = 0, comment_count = 2 WHERE msg_id = " +
+                   S(w.m));
+    check = "counters";
+  }
+  SECTION("counters: a message without its counter row") {
+    w.Db(w.c2).Exec("DELETE FROM msg_counter WHERE msg_id = " + S(w.c2));
+    check = "counters";
+  }
+  SECTION("counters: a counter row of a missing message") {
+    w.Db(w.a).Exec("INSERT INTO msg_counter(msg_id) VALUES (" + S(w.m + 4 * 256 * 1000) + ")");
+    check = "counters";
+  }
+  SECTION("inbox: a row for a deleted message") {
+    w.Db(w.d).Exec("INSERT INTO msg_index VALUES (3, " + S(w.m + 256 * 1000) + ", 1, 0)");
+    check = "inbox";
+  }
+  SECTION("inbox: a row of an author the reader does not follow") {
+    w.Db(w.d).Exec("INSERT INTO msg_index VALUES (3, " + S(w.bm) + ", 2, 0)");
+    check = "inbox";
+  }
+  SECTION("inbox: a message missing from its author's own inbox") {
+    w.Db(w.a).Exec("DELETE FROM msg_index WHERE user_id = 1 AND msg_id = " + S(w.m));
+    check = "inbox";
+  }
+  SECTION("inbox: a pushed post missing from a follower's inbox") {
+    w.Db(w.d).Exec("DELETE FROM msg_index WHERE user_id = 3 AND msg_id = " + S(w.m));
+    check = "inbox";
+  }
+  RequireFoundAndRepaired(w, check);
+}
+
+TEST_CASE("fsck: finds a planted half-follow, and one --repair fixes it with its counts") {
+  // SPEC §12: both relation rows exist for every follow, fans_count / follow_count equal a
+  // recount of the rows, and --repair fixes what it finds.
+  World w;
+  SECTION("the fan row of a follow is missing") {
+    w.Db(w.a).Exec("DELETE FROM user_relation WHERE user_id = 1 AND follow_id = 3 AND type = 0");
+  }
+  SECTION("a fan row without its follow row") {
+    w.Db(w.d).Exec("DELETE FROM user_relation WHERE user_id = 3 AND follow_id = 1 AND type = 1");
+  }
+  RequireFoundAndRepaired(w, "relation");
+}
+
+TEST_CASE("fsck --repair restores the exact values") {
+  World w;
+  w.Db(w.a).Exec("UPDATE user_info SET msg_count = 99, fans_count = 7 WHERE user_id = 1");
+  w.Db(w.m).Exec("UPDATE msg_counter SET comment_count = 9, commented_count = 1 WHERE msg_id = " +
+                 S(w.m));
+  w.Db(w.d).Exec("DELETE FROM msg_index WHERE user_id = 3 AND msg_id = " + S(w.m));
+  w.c.Fsck(true);
+  REQUIRE(w.c.User(w.a).at("msg_count") == 1);
+  REQUIRE(w.c.User(w.a).at("fans_count") == 2);
+  REQUIRE(w.c.Counts(w.m).at("comments") == 2);
+  REQUIRE(w.c.Counts(w.m).at("commented") == 2);
+  REQUIRE(w.c.TimelineIds(w.d) == std::vector<int64_t>{w.r, w.c2, w.m});
+  REQUIRE(w.c.Fsck().at("ok") == true);
+}
+
+TEST_CASE("fsck: pending outbox jobs are reported, --repair applies them") {
+  World w;
+  w.c.SetDrain(false);
+  int64_t late = w.c.Post(w.a, "not yet delivered");
+  w.c.Comment(w.b, late, "not yet counted");
+  Json report = w.c.Fsck();
+  REQUIRE(report.at("ok") == false);
+  auto checks = ViolationChecks(report);
+  REQUIRE(std::count(checks.begin(), checks.end(), "outbox") >= 1);
+  w.c.Fsck(true);
+  REQUIRE(w.c.Fsck().at("ok") == true);
+  REQUIRE(w.c.Counts(late).at("comments") == 1);
+  auto home = w.c.TimelineIds(w.d);
+  REQUIRE(std::count(home.begin(), home.end(), late) == 1);
+}
+
+TEST_CASE("fsck: integrity_check runs on every shard") {
+  World w;
+  Json report = w.c.Fsck();
+  REQUIRE(report.at("ok") == true);
+  REQUIRE(report.at("shards") == 4);
+}
+
+}  // namespace
+}  // namespace weibo

@@ -1,0 +1,319 @@
+// flows/timeline.cc: home and user timelines (SPEC §4.7-4.8) in every feed mode (§5):
+// newest first, exclusive max_id / since_id cursors with no duplicates and no gaps,
+// --page, deleted messages never shown, follow / unfollow, roots of reposts; and the same
+// operations give the same home timelines in push, pull and hybrid.
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <set>
+
+#include "test_support.h"
+
+namespace weibo {
+namespace {
+
+using test::Cluster;
+using test::ClusterOptions;
+using test::IdsOf;
+
+std::vector<int64_t> Slice(const std::vector<int64_t>& v, size_t from, size_t n) {
+  std::vector<int64_t> out;
+  for (size_t i = from; i < v.size() && i < from + n; ++i) out.push_back(v[i]);
+  return out;
+}
+
+std::vector<int64_t> Newest(std::vector<int64_t> ids) {
+  std::sort(ids.rbegin(), ids.rend());
+  return ids;
+}
+
+// alice, bob, carol; alice follows bob and carol; 50 posts spread over the three.
+struct Fifty {
+  explicit Fifty(const std::string& feed) : c(ClusterOptions{4, feed}) {
+    a = c.AddUser("alice");
+    b = c.AddUser("bob");
+    d = c.AddUser("carol");
+    c.Follow(a, b);
+    c.Follow(a, d);
+    const int64_t authors[] = {a, b, d};
+    for (int i = 0; i < 50; ++i) {
+      if (i % 10 == 0) c.SetNow(test::kNow + i * 1000);  // a clock that moves, sometimes
+      posts.push_back(c.Post(authors[i % 3], "post " + std::to_string(i)));
+    }
+    newest_first = Newest(posts);
+  }
+  Cluster c;
+  int64_t a, b, d;
+  std::vector<int64_t> posts, newest_first;
+};
+
+TEST_CASE("timeline: newest first, 20 by default, count up to 200") {
+  std::string feed = GENERATE("push", "pull", "hybrid");
+  Fifty f(feed);
+  REQUIRE(f.c.TimelineIds(f.a) == Slice(f.newest_first, 0, 20));
+  REQUIRE(f.c.TimelineIds(f.a, {{"count", 200}}) == f.newest_first);
+  REQUIRE(f.c.TimelineIds(f.a, {{"count", 1}}) == Slice(f.newest_first, 0, 1));
+  REQUIRE(f.c.CodeOf("timeline", {{"user", f.a}, {"count", 201}}) == Code::kInvalidArgument);
+  REQUIRE(f.c.CodeOf("timeline", {{"user", f.a}, {"count", 0}}) == Code::kInvalidArgument);
+  REQUIRE(f.c.CodeOf("timeline", {{"user", 99}}) == Code::kNotFound);
+  // bob follows nobody: his own posts only.
+  std::vector<int64_t> bobs;
+  for (size_t i = 1; i < f.posts.size(); i += 3) bobs.push_back(f.posts[i]);
+  REQUIRE(f.c.TimelineIds(f.b, {{"count", 200}}) == Newest(bobs));
+}
+
+TEST_CASE("timeline: paging 50 posts with count 7 and max_id — no duplicates, no gaps") {
+  std::string feed = GENERATE("push", "pull", "hybrid");
+  Fifty f(feed);
+  std::vector<int64_t> seen;
+  std::vector<size_t> sizes;
+  Json args{{"count", 7}};
+  for (int guard = 0; guard < 20; ++guard) {
+    auto page = f.c.TimelineIds(f.a, args);
+    sizes.push_back(page.size());
+    if (page.empty()) break;
+    seen.insert(seen.end(), page.begin(), page.end());
+    args["max_id"] = std::to_string(page.back());
+  }
+  REQUIRE(seen == f.newest_first);
+  REQUIRE(sizes == std::vector<size_t>{7, 7, 7, 7, 7, 7, 7, 1, 0});
+}
+
+TEST_CASE("timeline: since_id is exclusive, max_id and since_id make a window") {
+  std::string feed = GENERATE("push", "pull", "hybrid");
+  Fifty f(feed);
+  const auto& all = f.newest_first;
+  // Newer than the 10th newest: the 9 above it.
+  REQUIRE(f.c.TimelineIds(f.a, {{"since_id", std::to_string(all[9])}}) == Slice(all, 0, 9));
+  REQUIRE(f.c.TimelineIds(f.a, {{"since_id", std::to_string(all[0])}}).empty());
+  REQUIRE(f.c.TimelineIds(f.a, {{"max_id", std::to_string(all[49])}}).empty());
+  REQUIRE(f.c.TimelineIds(f.a, {{"max_id", std::to_string(all[10])},
+                                {"since_id", std::to_string(all[15])}}) == Slice(all, 11, 4));
+  // Polling for new items with since_id = the newest seen.
+  int64_t newest = all[0];
+  int64_t fresh1 = f.c.Post(f.b, "fresh 1");
+  int64_t fresh2 = f.c.Post(f.d, "fresh 2");
+  auto update = f.c.TimelineIds(f.a, {{"since_id", std::to_string(newest)}});
+  REQUIRE(update == Newest({fresh1, fresh2}));
+}
+
+TEST_CASE("timeline: the max_id cursor is stable while new posts arrive") {
+  std::string feed = GENERATE("push", "pull", "hybrid");
+  Fifty f(feed);
+  auto first = f.c.TimelineIds(f.a, {{"count", 10}});
+  REQUIRE(first == Slice(f.newest_first, 0, 10));
+  for (int i = 0; i < 5; ++i) f.c.Post(f.b, "meanwhile " + std::to_string(i));
+  auto second = f.c.TimelineIds(f.a, {{"count", 10}, {"max_id", std::to_string(first.back())}});
+  REQUIRE(second == Slice(f.newest_first, 10, 10));
+}
+
+TEST_CASE("timeline: --page P skips P pages of count items") {
+  std::string feed = GENERATE("push", "pull", "hybrid");
+  Fifty f(feed);
+  for (int page = 0; page <= 8; ++page) {
+    INFO("page " << page);
+    REQUIRE(f.c.TimelineIds(f.a, {{"count", 7}, {"page", page}}) ==
+            Slice(f.newest_first, page * 7, 7));
+  }
+  REQUIRE(f.c.TimelineIds(f.a, {{"count", 5}, {"page", 2}, {"max_id", std::to_string(f.newest_first[3])}}) ==
+          Slice(f.newest_first, 14, 5));
+}
+
+TEST_CASE("timeline: deleted messages are never shown and pages stay full") {
+  std::string feed = GENERATE("push", "pull", "hybrid");
+  Fifty f(feed);
+  std::set<int64_t> deleted;
+  // Delete every bob post among the 20 newest, with the purge left pending.
+  f.c.SetDrain(false);
+  for (int i = 0; i < 20; ++i) {
+    int64_t id = f.newest_first[i];
+    auto pos = std::find(f.posts.begin(), f.posts.end(), id) - f.posts.begin();
+    if (pos % 3 == 1) {
+      f.c.Delete(f.b, id);
+      deleted.insert(id);
+    }
+  }
+  REQUIRE(deleted.size() == 7);
+  std::vector<int64_t> live;
+  for (int64_t id : f.newest_first)
+    if (!deleted.count(id)) live.push_back(id);
+  REQUIRE(f.c.TimelineIds(f.a, {{"count", 20}}) == Slice(live, 0, 20));
+  // Paging with count 7 across the holes.
+  std::vector<int64_t> seen;
+  Json args{{"count", 7}};
+  for (;;) {
+    auto page = f.c.TimelineIds(f.a, args);
+    seen.insert(seen.end(), page.begin(), page.end());
+    if (page.size() < 7) break;
+    args["max_id"] = std::to_string(page.back());
+  }
+  REQUIRE(seen == live);
+  REQUIRE(f.c.TimelineIds(f.a, {{"count", 7}, {"page", 1}}) == Slice(live, 7, 7));
+}
+
+TEST_CASE("timeline: unfollow removes the followee's posts, follow brings them back") {
+  std::string feed = GENERATE("push", "pull", "hybrid");
+  Fifty f(feed);
+  std::vector<int64_t> without_bob;
+  for (size_t i = 0; i < f.posts.size(); ++i)
+    if (i % 3 != 1) without_bob.push_back(f.posts[i]);
+  f.c.Unfollow(f.a, f.b);
+  REQUIRE(f.c.TimelineIds(f.a, {{"count", 200}}) == Newest(without_bob));
+  f.c.Follow(f.a, f.b);
+  REQUIRE(f.c.TimelineIds(f.a, {{"count", 200}}) == f.newest_first);
+  REQUIRE(f.c.Fsck().at("ok") == true);
+}
+
+TEST_CASE("timeline: items carry counters and the root of reposts, or a deleted root") {
+  std::string feed = GENERATE("push", "pull", "hybrid");
+  Cluster c(ClusterOptions{4, feed});
+  int64_t a = c.AddUser("alice"), b = c.AddUser("bob"), d = c.AddUser("dora");
+  c.Follow(a, b);
+  int64_t orig = c.Post(d, "by dora");
+  int64_t r1 = c.Repost(b, orig, "bob reposts");
+  c.Comment(d, orig, "dora comments");
+  Json tl = c.Timeline(a);
+  REQUIRE(IdsOf(tl) == std::vector<int64_t>{r1});
+  REQUIRE(tl[0].at("type") == "repost");
+  REQUIRE(tl[0].at("root").at("id") == std::to_string(orig));
+  REQUIRE(tl[0].at("root").at("content") == "by dora");
+  REQUIRE(tl[0].at("root").at("counts").at("comments") == 1);
+  REQUIRE(tl[0].at("root").at("counts").at("reposts") == 1);
+  c.Delete(d, orig);
+  tl = c.Timeline(a);
+  REQUIRE(IdsOf(tl) == std::vector<int64_t>{r1});
+  REQUIRE(tl[0].at("root") == Json{{"id", std::to_string(orig)}, {"deleted", true}});
+}
+
+TEST_CASE("timeline --posts: the user's own originals and reposts, not comments") {
+  std::string feed = GENERATE("push", "pull", "hybrid");
+  Cluster c(ClusterOptions{4, feed});
+  int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
+  c.Follow(a, b);
+  int64_t p1 = c.Post(a, "one");
+  int64_t other = c.Post(b, "bob's");
+  c.Comment(a, other, "a comment");
+  int64_t r = c.Repost(a, other);
+  int64_t p2 = c.Post(a, "two");
+  REQUIRE(c.TimelineIds(a, {{"posts", true}}) == std::vector<int64_t>{p2, r, p1});
+  REQUIRE(c.TimelineIds(a, {{"posts", true}, {"count", 2}}) == std::vector<int64_t>{p2, r});
+  REQUIRE(c.TimelineIds(a, {{"posts", true}, {"max_id", std::to_string(r)}}) ==
+          std::vector<int64_t>{p1});
+  REQUIRE(c.TimelineIds(b, {{"posts", true}}) == std::vector<int64_t>{other});
+}
+
+// Runs the same operations in one feed mode and returns every user's whole home timeline
+// (full JSON). The clock moves one second per step. With lower_threshold, hybrid pulls
+// authors from 2 fans up.
+struct Scenario {
+  using Step = std::function<void(Cluster&)>;
+  static std::vector<Json> Run(const std::string& feed, int users, const std::vector<Step>& steps) {
+    Cluster c(ClusterOptions{4, feed, 2});
+    c.EditConfig([](Json& j) { j["celebrity_threshold"] = 2; });
+    for (int i = 1; i <= users; ++i) c.AddUser("u" + std::to_string(i));
+    long long now = test::kNow;
+    for (const auto& step : steps) {
+      now += 1000;
+      c.SetNow(now);
+      step(c);
+    }
+    std::vector<Json> out;
+    for (int64_t u = 1; u <= users; ++u) {
+      Json all = Json::array();
+      Json args{{"count", 3}};
+      for (;;) {  // paged, to exercise the cursor too
+        Json page = c.Timeline(u, args);
+        for (auto& m : page) all.push_back(m);
+        if (page.size() < 3) break;
+        args["max_id"] = page.back().at("id");
+      }
+      out.push_back(all);
+    }
+    Json report = c.Fsck();
+    INFO(feed << " fsck: " << report.dump());
+    CHECK(report.at("ok") == true);
+    return out;
+  }
+};
+
+void RequireSameTimelines(int users, const std::vector<Scenario::Step>& steps) {
+  auto push = Scenario::Run("push", users, steps);
+  auto pull = Scenario::Run("pull", users, steps);
+  auto hybrid = Scenario::Run("hybrid", users, steps);
+  for (int u = 0; u < users; ++u) {
+    INFO("user " << u + 1 << "\npush:   " << IdsOf(push[u]).size() << " " << push[u].dump()
+                 << "\npull:   " << pull[u].dump() << "\nhybrid: " << hybrid[u].dump());
+    CHECK(push[u] == pull[u]);
+    CHECK(hybrid[u] == pull[u]);
+  }
+}
+
+// Ids of messages made in a scenario, by the order they were made (1-based).
+struct Made {
+  std::vector<int64_t> ids;
+  int64_t operator[](size_t k) const { return ids.at(k - 1); }
+};
+
+TEST_CASE("feed modes: push, pull and hybrid give the same home timelines") {
+  // Authors cross the hybrid celebrity threshold (2) upwards; posts, reposts, comments,
+  // deletes, unfollows and re-follows interleave.
+  auto made = std::make_shared<Made>();
+  std::vector<Scenario::Step> steps = {
+      [=](Cluster& c) { made->ids.clear(); c.Follow(2, 1); },
+      [=](Cluster& c) { made->ids.push_back(c.Post(1, "a1: one fan, pushed")); },
+      [=](Cluster& c) { c.Follow(3, 1); },  // user 1 is a celebrity in hybrid now
+      [=](Cluster& c) { made->ids.push_back(c.Post(1, "a2: pulled")); },
+      [=](Cluster& c) { made->ids.push_back(c.Post(2, "b1")); },
+      [=](Cluster& c) { c.Follow(4, 2); },
+      [=](Cluster& c) { made->ids.push_back(c.Repost(3, (*made)[2], "c reposts a2")); },
+      [=](Cluster& c) { made->ids.push_back(c.Comment(5, (*made)[1], "e comments a1")); },
+      [=](Cluster& c) { c.Follow(1, 2); },
+      [=](Cluster& c) { made->ids.push_back(c.Post(2, "b2")); },
+      [=](Cluster& c) { c.Follow(4, 1); },
+      [=](Cluster& c) { made->ids.push_back(c.Post(1, "a3")); },
+      [=](Cluster& c) { c.Delete(1, (*made)[2]); },  // a2 goes; c's repost of it stays
+      [=](Cluster& c) { c.Unfollow(2, 1); },          // user 1 keeps 2 fans
+      [=](Cluster& c) { c.Follow(5, 3); },
+      [=](Cluster& c) { made->ids.push_back(c.Post(3, "c1")); },
+      [=](Cluster& c) { c.Follow(5, 1); },
+      [=](Cluster& c) { made->ids.push_back(c.Repost(5, (*made)[7], "e reposts a3")); },
+      [=](Cluster& c) { c.Follow(2, 5); },
+      [=](Cluster& c) { made->ids.push_back(c.Post(4, "d1")); },
+      [=](Cluster& c) { c.Follow(3, 4); },
+      [=](Cluster& c) { made->ids.push_back(c.Post(1, "a4")); },
+      [=](Cluster& c) { c.Delete(2, (*made)[6]); },  // b2
+      [=](Cluster& c) { c.Follow(2, 1); },           // back again: 4 fans
+      [=](Cluster& c) { made->ids.push_back(c.Post(5, "e1")); },
+  };
+  RequireSameTimelines(5, steps);
+}
+
+TEST_CASE("feed modes: an author who drops below the hybrid threshold keeps every post visible") {
+  // User 1 has 2 fans (a celebrity, pulled) while posting a2, then drops to 1 fan and is
+  // pushed again: a2 must stay in the remaining fan's home timeline, as in push and pull.
+  std::vector<Scenario::Step> steps = {
+      [](Cluster& c) { c.Follow(2, 1); },
+      [](Cluster& c) { c.Post(1, "a1: pushed to user 2"); },
+      [](Cluster& c) { c.Follow(3, 1); },
+      [](Cluster& c) { c.Post(1, "a2: pulled, user 1 has 2 fans"); },
+      [](Cluster& c) { c.Unfollow(3, 1); },
+      [](Cluster& c) { c.Post(1, "a3: pushed again"); },
+  };
+  RequireSameTimelines(3, steps);
+}
+
+TEST_CASE("push mode: pages beyond the inbox cap are served by pulling, nothing disappears") {
+  // SPEC §5: inboxes are capped (inbox_cap rows); pages beyond the cap are served by
+  // pulling. Following an author with more posts than the cap must still show them all.
+  std::string feed = GENERATE("push", "hybrid");
+  Cluster c(ClusterOptions{4, feed});
+  c.EditConfig([](Json& j) { j["inbox_cap"] = 3; });
+  int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
+  std::vector<int64_t> bobs;
+  for (int i = 0; i < 6; ++i) bobs.push_back(c.Post(b, "b" + std::to_string(i)));
+  c.Follow(a, b);
+  REQUIRE(c.WholeTimeline(a, 2) == Newest(bobs));
+}
+
+}  // namespace
+}  // namespace weibo

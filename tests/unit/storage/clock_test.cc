@@ -1,0 +1,50 @@
+// storage/clock.cc: the fixed clock and the time formats of SPEC §10 (--now, ISO 8601).
+#include "storage/clock.h"
+
+#include "test_support.h"
+
+namespace weibo {
+namespace {
+
+TEST_CASE("Clock: a fixed clock returns its time, 0 means the system clock") {
+  REQUIRE(Clock(test::kNow).NowMs() == test::kNow);
+  int64_t now = Clock(0).NowMs();
+  REQUIRE(now > *ParseTime("2024-01-01"));
+  REQUIRE(now < *ParseTime("2100-01-01"));
+}
+
+TEST_CASE("ParseTime: epoch seconds") {
+  REQUIRE(ParseTime("1700000000") == std::optional<int64_t>(1700000000000LL));
+  REQUIRE(ParseTime("1") == std::optional<int64_t>(1000));
+  REQUIRE_FALSE(ParseTime("1234567890123").has_value());  // 13 digits: not seconds
+}
+
+TEST_CASE("ParseTime: ISO 8601 with Z, offsets, a space, and plain dates") {
+  REQUIRE(ParseTime("2023-11-14T22:13:20Z") == std::optional<int64_t>(test::kNow));
+  REQUIRE(ParseTime("2023-11-14T22:13:20") == std::optional<int64_t>(test::kNow));
+  REQUIRE(ParseTime("2023-11-14 22:13:20Z") == std::optional<int64_t>(test::kNow));
+  REQUIRE(ParseTime("2023-11-15T06:13:20+08:00") == std::optional<int64_t>(test::kNow));
+  REQUIRE(ParseTime("2023-11-14T17:13:20-05:00") == std::optional<int64_t>(test::kNow));
+  REQUIRE(ParseTime("2020-01-01") == std::optional<int64_t>(1577836800000LL));
+  REQUIRE(ParseTime("1970-01-02") == std::optional<int64_t>(86400000LL));
+}
+
+TEST_CASE("ParseTime: malformed input is nullopt") {
+  for (const char* bad : {"", "yesterday", "2023-13-01", "2023-00-10", "2023-01-32", "2023-1-1",
+                          "2023-11-14T25:00:00Z", "2023-11-14T22:61:00Z", "2023-11-14T22:13Z",
+                          "2023-11-14T22:13:20+0800", "2023-11-14T22:13:20 UTC", "-5", "12ab",
+                          "2023-11-14X22:13:20Z"}) {
+    INFO(bad);
+    REQUIRE_FALSE(ParseTime(bad).has_value());
+  }
+}
+
+TEST_CASE("FormatTime: ISO 8601 UTC with second precision") {
+  REQUIRE(FormatTime(test::kNow) == "2023-11-14T22:13:20Z");
+  REQUIRE(FormatTime(test::kNow + 999) == "2023-11-14T22:13:20Z");
+  REQUIRE(FormatTime(0) == "1970-01-01T00:00:00Z");
+  REQUIRE(FormatTime(*ParseTime("2026-01-02T03:04:05+01:00")) == "2026-01-02T02:04:05Z");
+}
+
+}  // namespace
+}  // namespace weibo

@@ -1,0 +1,244 @@
+// storage/shard.cc and storage/schema.cc: one SQLite file and its connection — pragmas
+// (SPEC §3: WAL, busy_timeout, no automatic checkpoints), the statement cache, write and
+// read transactions, errors as storage_error, the versioned schema.
+#include "storage/shard.h"
+
+#include <sys/stat.h>
+
+#include "storage/schema.h"
+#include "test_support.h"
+
+namespace weibo {
+namespace {
+
+using test::FailureCode;
+using test::FreshShard;
+using test::RawDb;
+using test::TempDir;
+
+std::string PragmaText(Shard& shard, const char* pragma) {
+  Stmt& s = shard.Query(pragma);
+  REQUIRE(s.Step());
+  std::string v = s.Text(0);
+  s.Reset();
+  return v;
+}
+
+int64_t FileSize(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? st.st_size : -1;
+}
+
+int64_t CountRows(Shard& shard, const char* sql) {
+  Stmt& s = shard.Query(sql);
+  REQUIRE(s.Step());
+  int64_t n = s.Int(0);
+  s.Reset();
+  return n;
+}
+
+TEST_CASE("Shard: every connection sets WAL, busy_timeout, synchronous=FULL, no autocheckpoint") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  REQUIRE(PragmaText(*shard, "PRAGMA journal_mode") == "wal");
+  REQUIRE(PragmaText(*shard, "PRAGMA wal_autocheckpoint") == "0");
+  REQUIRE(PragmaText(*shard, "PRAGMA busy_timeout") == "30000");
+  REQUIRE(PragmaText(*shard, "PRAGMA synchronous") == "2");
+  REQUIRE(PragmaText(*shard, "PRAGMA application_id") == std::to_string(kApplicationId));
+  REQUIRE(shard->UserVersion() == SchemaVersion());
+  REQUIRE(shard->name() == "shard-00");
+  Shard other(12, dir.Join("shard.db"), false, nullptr);
+  REQUIRE(other.name() == "shard-12");
+  REQUIRE(PragmaText(other, "PRAGMA wal_autocheckpoint") == "0");
+}
+
+TEST_CASE("Shard: the schema has every table of SPEC §3") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  for (const char* table : {"user_info", "user_name", "user_relation", "msg_index", "msg_info",
+                            "msg_counter", "msg_msg_relation", "outbox", "job_applied", "meta",
+                            "msg_seq"}) {
+    Stmt& s = shard->Query("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?");
+    s.Bind(1, std::string(table));
+    REQUIRE(s.Step());
+    INFO(table);
+    REQUIRE(s.Int(0) == 1);
+    s.Reset();
+  }
+}
+
+TEST_CASE("Shard: opening a missing file without create is a storage error") {
+  TempDir dir;
+  REQUIRE(FailureCode([&] { Shard(0, dir.Join("absent.db"), false, nullptr); }) ==
+          Code::kStorageError);
+  REQUIRE_FALSE(std::filesystem::exists(dir.Join("absent.db")));
+}
+
+TEST_CASE("Shard: Migrate refuses a foreign file and a newer schema, and is idempotent") {
+  TempDir dir;
+  SECTION("foreign: no application_id") {
+    sqlite3* db = nullptr;
+    sqlite3_open(dir.Join("foreign.db").c_str(), &db);
+    sqlite3_exec(db, "CREATE TABLE t(x)", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    Shard shard(0, dir.Join("foreign.db"), false, nullptr);
+    REQUIRE(FailureCode([&] { Migrate(shard, false); }) == Code::kStorageError);
+  }
+  SECTION("newer schema") {
+    { FreshShard(dir, "new.db"); }
+    RawDb(dir.Join("new.db")).Exec("PRAGMA user_version=" + std::to_string(SchemaVersion() + 1));
+    Shard shard(0, dir.Join("new.db"), false, nullptr);
+    REQUIRE(FailureCode([&] { Migrate(shard, false); }) == Code::kStorageError);
+  }
+  SECTION("migrating a current shard again changes nothing") {
+    { FreshShard(dir, "cur.db"); }
+    Shard shard(0, dir.Join("cur.db"), false, nullptr);
+    Migrate(shard, false);
+    REQUIRE(shard.UserVersion() == SchemaVersion());
+  }
+}
+
+TEST_CASE("Shard: Query caches one prepared statement per SQL text, handed out reset") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  const char* sql = "SELECT ? + 1";
+  Stmt& a = shard->Query(sql);
+  a.Bind(1, int64_t{41});
+  REQUIRE(a.Step());
+  REQUIRE(a.Int(0) == 42);
+  Stmt& b = shard->Query(sql);  // mid-iteration: comes back reset, bindings cleared
+  REQUIRE(&a == &b);
+  REQUIRE(b.Step());
+  REQUIRE(b.IsNull(0));
+  REQUIRE(b.Text(0).empty());
+}
+
+TEST_CASE("Shard: Stmt binds integers, text and NULL, Run returns the rows changed") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  WriteTxn txn(*shard);
+  REQUIRE(shard->Query("INSERT INTO meta(key, value) VALUES (?, ?)")
+              .Bind(1, std::string("k1"))
+              .Bind(2, std::string("中文 text"))
+              .Run() == 1);
+  Stmt& s = shard->Query("SELECT value, length(value) FROM meta WHERE key = ?");
+  s.Bind(1, std::string("k1"));
+  REQUIRE(s.Step());
+  REQUIRE(s.Text(0) == "中文 text");
+  REQUIRE(s.Int(1) == 7);
+  REQUIRE_FALSE(s.Step());
+  s.Reset();
+  REQUIRE(shard->Query("UPDATE meta SET value = 'x' WHERE key LIKE 'zz%'").Run() == 0);
+  txn.Commit();
+}
+
+TEST_CASE("Shard: a WriteTxn rolls back when it is not committed") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  try {
+    WriteTxn txn(*shard);
+    shard->Exec("INSERT INTO meta(key, value) VALUES ('gone', '1')");
+    Fail(Code::kForbidden, "abort the flow");
+  } catch (const Failure&) {
+  }
+  REQUIRE(CountRows(*shard, "SELECT count(*) FROM meta WHERE key = 'gone'") == 0);
+  {
+    WriteTxn txn(*shard);
+    shard->Exec("INSERT INTO meta(key, value) VALUES ('kept', '1')");
+    txn.Commit();
+  }
+  REQUIRE(CountRows(*shard, "SELECT count(*) FROM meta WHERE key = 'kept'") == 1);
+}
+
+TEST_CASE("Shard: WriteTxn is BEGIN IMMEDIATE, the write lock is taken up front") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  RawDb other(dir.Join("shard.db"));
+  sqlite3_busy_timeout(other.db(), 0);
+  {
+    WriteTxn txn(*shard);  // no statement has run yet, and still:
+    REQUIRE((sqlite3_exec(other.db(), "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) & 0xff) ==
+            SQLITE_BUSY);
+    // Readers are not blocked (WAL).
+    REQUIRE(other.Int("SELECT count(*) FROM meta") == 0);
+  }
+  REQUIRE(sqlite3_exec(other.db(), "BEGIN IMMEDIATE; COMMIT;", nullptr, nullptr, nullptr) ==
+          SQLITE_OK);
+}
+
+TEST_CASE("Shard: a ReadTxn is one snapshot across statements") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  RawDb other(dir.Join("shard.db"));
+  ReadTxn read(*shard);
+  REQUIRE(CountRows(*shard, "SELECT count(*) FROM meta") == 0);
+  other.Exec("INSERT INTO meta(key, value) VALUES ('later', '1')");
+  REQUIRE(CountRows(*shard, "SELECT count(*) FROM meta") == 0);
+}
+
+TEST_CASE("Shard: SQLite errors become storage_error naming the shard") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  try {
+    shard->Exec("SELECT * FROM no_such_table");
+    FAIL("no error");
+  } catch (const Failure& f) {
+    REQUIRE(f.status().code() == Code::kStorageError);
+    REQUIRE(f.status().message().find("shard-00") != std::string::npos);
+  }
+  try {
+    shard->Raise(SQLITE_BUSY, "step");
+  } catch (const Failure& f) {
+    REQUIRE(f.status().code() == Code::kStorageError);
+    REQUIRE(f.status().message().find("locked past the timeout") != std::string::npos);
+  }
+  try {
+    shard->Raise(SQLITE_FULL, "step");
+  } catch (const Failure& f) {
+    REQUIRE(f.status().message().find("disk full") != std::string::npos);
+  }
+  REQUIRE(FailureCode([&] { shard->Query("SELEC nonsense"); }) == Code::kStorageError);
+  WriteTxn txn(*shard);
+  shard->Exec("INSERT INTO meta(key, value) VALUES ('k', 'v')");
+  REQUIRE(FailureCode([&] { shard->Exec("INSERT INTO meta(key, value) VALUES ('k', 'w')"); }) ==
+          Code::kStorageError);
+}
+
+TEST_CASE("Shard: no checkpoint on close, Checkpoint truncates the WAL only past its threshold") {
+  TempDir dir;
+  std::string wal = dir.Join("shard.db") + "-wal";
+  {
+    auto shard = FreshShard(dir);
+    WriteTxn txn(*shard);
+    for (int i = 0; i < 50; ++i)
+      shard->Query("INSERT INTO meta(key, value) VALUES (?, ?)")
+          .Bind(1, "k" + std::to_string(i))
+          .Bind(2, std::string(500, 'v'))
+          .Run();
+    txn.Commit();
+  }
+  // Closing the last connection left the WAL alone (no automatic checkpoint).
+  int64_t before = FileSize(wal);
+  REQUIRE(before > 0);
+  Shard shard(0, dir.Join("shard.db"), false, nullptr);
+  shard.Checkpoint(before + 1);
+  REQUIRE(FileSize(wal) == before);
+  shard.Checkpoint(0);
+  REQUIRE(FileSize(wal) == 0);
+  REQUIRE(CountRows(shard, "SELECT count(*) FROM meta") == 50);
+  REQUIRE(std::filesystem::exists(dir.Join("shard.db") + ".ckpt"));
+}
+
+TEST_CASE("Shard: explain logs each statement with the shard's name") {
+  TempDir dir;
+  { FreshShard(dir); }
+  std::vector<std::string> log;
+  Shard shard(3, dir.Join("shard.db"), false, &log);
+  log.clear();
+  shard.Query("SELECT count(*) FROM msg_info").Step();
+  REQUIRE_FALSE(log.empty());
+  REQUIRE(log.back() == "shard-03: SELECT count(*) FROM msg_info");
+}
+
+}  // namespace
+}  // namespace weibo

@@ -1,0 +1,55 @@
+// tables/user_relation.cc: merged follow storage, (A, B, 1) and (B, A, 0).
+#include "tables/user_relation.h"
+
+#include "test_support.h"
+
+namespace weibo {
+namespace {
+
+using test::FreshShard;
+using test::TempDir;
+
+TEST_CASE("user_relation: insert is idempotent and reports whether it inserted") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  REQUIRE_FALSE(HasRelation(*shard, 1, 2, kFollowing));
+  REQUIRE(InsertRelation(*shard, 1, 2, kFollowing, 100));
+  REQUIRE_FALSE(InsertRelation(*shard, 1, 2, kFollowing, 200));
+  REQUIRE(HasRelation(*shard, 1, 2, kFollowing));
+  REQUIRE_FALSE(HasRelation(*shard, 1, 2, kFan));  // the type is part of the key
+  REQUIRE_FALSE(HasRelation(*shard, 2, 1, kFollowing));
+  REQUIRE(InsertRelation(*shard, 1, 2, kFan, 300));
+  auto all = AllRelations(*shard);
+  REQUIRE(all.size() == 2);
+}
+
+TEST_CASE("user_relation: delete reports whether a row went, Related lists ascending") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  for (int64_t other : {9, 3, 7}) InsertRelation(*shard, 1, other, kFollowing, 1);
+  for (int64_t other : {4, 2}) InsertRelation(*shard, 1, other, kFan, 1);
+  InsertRelation(*shard, 2, 8, kFollowing, 1);
+  REQUIRE(Related(*shard, 1, kFollowing) == std::vector<int64_t>{3, 7, 9});
+  REQUIRE(Related(*shard, 1, kFan) == std::vector<int64_t>{2, 4});
+  REQUIRE(Related(*shard, 3, kFan).empty());
+  REQUIRE(DeleteRelation(*shard, 1, 7, kFollowing));
+  REQUIRE_FALSE(DeleteRelation(*shard, 1, 7, kFollowing));
+  REQUIRE_FALSE(DeleteRelation(*shard, 1, 4, kFollowing));
+  REQUIRE(Related(*shard, 1, kFollowing) == std::vector<int64_t>{3, 9});
+  REQUIRE(Related(*shard, 1, kFan) == std::vector<int64_t>{2, 4});
+}
+
+TEST_CASE("user_relation: AllRelations returns every row with its time") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  InsertRelation(*shard, 4, 5, kFollowing, 1234);
+  auto all = AllRelations(*shard);
+  REQUIRE(all.size() == 1);
+  REQUIRE(all[0].user == 4);
+  REQUIRE(all[0].other == 5);
+  REQUIRE(all[0].type == kFollowing);
+  REQUIRE(all[0].time == 1234);
+}
+
+}  // namespace
+}  // namespace weibo
