@@ -63,8 +63,8 @@ class Embedded : public Executor {
       }
       Handler handler = FindHandler(request.op);
       if (!shards_) shards_ = std::make_unique<ShardSet>(options_.data_dir, Log());
-      Context ctx(*shards_, Clock(options_.now_ms));
-      ctx.set_drain(options_.drain);
+      Context ctx(*shards_, Clock(request.now_ms != 0 ? request.now_ms : options_.now_ms));
+      ctx.set_drain(options_.drain && !request.async);
       Json result = handler(ctx, args);
       if (op->writes) shards_->CheckpointOpened();
       return result;

@@ -39,6 +39,8 @@ class Command {
   std::string name_;
   CLI::App app_;
   std::string data_dir_ = "./shards";
+  std::string connect_;     // a daemon's endpoint: run the request there (--connect)
+  int timeout_ms_ = 10000;  // with connect_: the whole wait for a reply
   std::string now_;
   std::string token_;
   bool json_ = false, jsonl_ = false, async_ = false, explain_ = false;

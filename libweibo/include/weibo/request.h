@@ -1,11 +1,14 @@
 // Request and Executor: the one path every operation takes (SPEC §11, STYLE rule 2).
 //
 // A Request is {op, args} — the same value on the command line, on the wire and in a trace.
-// An Executor runs it. The embedded executor opens the shard files; later executors talk to
-// a daemon. Commands build a Request, run it, render the Result: nothing else.
+// An Executor runs it. The embedded executor opens the shard files; the remote executor
+// sends the same Request to a daemon, weibod(1). Commands build a Request, run it, render
+// the Result: nothing else.
 #ifndef WEIBO_REQUEST_H_
 #define WEIBO_REQUEST_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,14 +24,20 @@ using Json = nlohmann::ordered_json;
 struct Request {
   std::string op;
   Json args = Json::object();
+  // How to run it, whichever executor does: on the wire these are the request's "now"
+  // and "async" fields (weibod(1)).
+  int64_t now_ms = 0;  // fixed clock in ms since the Unix epoch; 0: the executor's own
+  bool async = false;  // return before the outbox jobs this write created are applied
 };
 
 // Options of an embedded executor.
 struct EmbeddedOptions {
   std::string data_dir = "./shards";  // holds cluster.json and shard-NN.db
-  // Fixed clock in milliseconds since the Unix epoch; 0 means the system clock.
+  // Fixed clock in milliseconds since the Unix epoch; 0 means the system clock. A
+  // request's own now_ms, when not 0, wins.
   long long now_ms = 0;
-  // Drain the outbox jobs a write created before returning (SPEC §5). false = --async.
+  // Drain the outbox jobs a write created before returning (SPEC §5); a request with
+  // async set is not drained either way.
   bool drain = true;
   // Record every statement each shard runs, for --explain.
   bool explain = false;
@@ -47,6 +56,27 @@ class Executor {
 // An executor over the shard files in options.data_dir. Opening is lazy: a missing or
 // corrupt cluster is reported by the first Execute as storage_error.
 std::unique_ptr<Executor> OpenEmbedded(const EmbeddedOptions& options);
+
+// Options of a remote executor.
+struct RemoteOptions {
+  std::string endpoint;  // a daemon's ZeroMQ endpoint, e.g. "tcp://127.0.0.1:5550"
+  // Total time to wait for a reply, in milliseconds. The request is sent `attempts` times
+  // with the same id, each attempt waiting timeout_ms / attempts on a fresh socket.
+  int timeout_ms = 10000;
+  int attempts = 4;
+  // A request larger than this is not sent (the daemon would drop the connection without
+  // a reply): it fails with the error its arguments earn, else request_too_large. Keep
+  // equal to the daemon's --max-msg-size.
+  size_t max_msg_size = 64 * 1024;
+  std::string token;     // sent as the request's "token" when not empty
+  bool explain = false;  // ask for the statements run; Explain() returns them
+};
+
+// An executor that sends each Request to the daemon at options.endpoint (the Lazy Pirate
+// pattern). No reply after every attempt is Status(unavailable); a malformed endpoint is
+// invalid_argument; otherwise the Result is the daemon's, exactly as the embedded
+// executor would have returned it.
+std::unique_ptr<Executor> OpenRemote(const RemoteOptions& options);
 
 }  // namespace weibo
 

@@ -1,0 +1,57 @@
+// weibod: serve every operation over ZeroMQ (man/weibod.1). Parses options, prints the
+// endpoint once bound, and hands over to RunDaemon.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "weibo/daemon.h"
+#include "weibo/version.h"
+
+namespace {
+
+int Fail(weibo::Code code, const std::string& message) {
+  std::cerr << "weibod: error: " << weibo::CodeName(code) << ": " << message << "\n";
+  return weibo::ExitStatus(code);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  weibo::DaemonOptions options;
+  CLI::App app("Serve every weibo operation over a ZeroMQ ROUTER socket.", "weibod");
+  app.set_version_flag("--version", std::string("weibod ") + weibo::kVersion);
+  app.add_option("--data", options.data_dir, "data directory holding cluster.json and the shards")
+      ->envname("WEIBO_DATA")
+      ->type_name("DIR")
+      ->capture_default_str();
+  app.add_option("--bind", options.bind, "ZeroMQ endpoint to listen on (port * picks a free one)")
+      ->type_name("ENDPOINT")
+      ->capture_default_str();
+  app.add_option("--max-msg-size", options.max_msg_size,
+                 "largest request frame in bytes (256 to 2^30)")
+      ->type_name("BYTES")
+      ->check(CLI::Range(size_t{256}, size_t{1} << 30).description(""))
+      ->capture_default_str();
+  app.add_option("--max-depth", options.max_depth, "deepest JSON nesting of a request (2 to 1000)")
+      ->type_name("N")
+      ->check(CLI::Range(2, 1000).description(""))
+      ->capture_default_str();
+  app.add_option("--rate", options.rate, "requests a second per peer, and the burst; 0: no limit")
+      ->type_name("N")
+      ->check(CLI::Range(0.0, 1e9).description(""))
+      ->capture_default_str();
+  app.add_option("--dedup", options.dedup, "replies to write requests kept for retries; 0: none")
+      ->type_name("N")
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Fail(weibo::Code::kInvalidArgument, std::string(e.what()) + " (see weibod --help)");
+  }
+  options.on_ready = [](const std::string& endpoint) { std::cout << endpoint << std::endl; };
+  options.log = [](const std::string& line) { std::cerr << "weibod: " << line << std::endl; };
+  weibo::Status status = weibo::RunDaemon(options);
+  if (!status.ok()) return Fail(status.code(), status.message());
+  return 0;
+}

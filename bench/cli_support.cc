@@ -1,0 +1,110 @@
+#include "cli_support.h"
+
+#include <fstream>
+#include <iostream>
+
+namespace weibo::bench {
+
+void AddWorkloadOptions(CLI::App* app, WorkloadSpec* spec) {
+  app->add_option("--workload", spec->kind, "fanout, timeline or retwis")->capture_default_str();
+  app->add_option("--seed", spec->seed, "seed of the generator: same seed, same trace")
+      ->capture_default_str();
+  app->add_option("--users", spec->users, "users created in the setup")->capture_default_str();
+  app->add_option("--follows", spec->follows, "mean follows per user (power-law graph)")
+      ->capture_default_str();
+  app->add_option("--history", spec->history,
+                  "posts of every user in the setup, before the follows")
+      ->capture_default_str();
+  app->add_option("--posts", spec->posts, "posts after the setup")->capture_default_str();
+  app->add_option("--reads", spec->reads, "timeline workload: reads after the posts")
+      ->capture_default_str();
+  app->add_option("--ops", spec->ops, "retwis workload: ops of the mix after the posts")
+      ->capture_default_str();
+  app->add_option("--count", spec->count, "items per timeline read, 1 to 200")
+      ->capture_default_str();
+  app->add_option("--zipf", spec->zipf, "Zipf exponent of author and reader popularity")
+      ->capture_default_str();
+  app->add_option("--author-rank", spec->author_rank,
+                  "fans: the most followed post the most; random: independent")
+      ->capture_default_str();
+}
+
+std::vector<CLI::Option*> AddClusterOptions(CLI::App* app, ClusterFlags* flags) {
+  return {
+      app->add_option("--shards", flags->shards, "shards of each cluster, a power of two")
+          ->capture_default_str(),
+      app->add_option("--celebrity-threshold", flags->threshold,
+                      "hybrid: fans from which an author is pulled, or auto (top 1%)")
+          ->capture_default_str(),
+      app->add_option("--inbox-cap", flags->inbox_cap, "push inbox rows kept per user (0: default)")
+          ->capture_default_str(),
+      app->add_flag("--durable-setup", flags->durable_setup,
+                    "run the setup with synchronous=FULL too (slow)")};
+}
+
+Result<int64_t> ParseClock(const std::string& text) {
+  if (text == "none") return int64_t{0};
+  auto ms = ParseNow(Json(text));
+  if (!ms || *ms < kEarliestNowMs)
+    return Status(
+        Code::kInvalidArgument,
+        "--now must be none, or epoch seconds or ISO 8601 from 2020-01-01 on, not '" + text + "'");
+  return *ms;
+}
+
+Result<std::vector<std::string>> ParseFeeds(const std::string& text) {
+  if (text == "all") return std::vector<std::string>{"push", "pull", "hybrid"};
+  if (text == "push" || text == "pull" || text == "hybrid") return std::vector<std::string>{text};
+  return Status(Code::kInvalidArgument,
+                "--feed must be push, pull, hybrid or all, not '" + text + "'");
+}
+
+Status ResolveCluster(const ClusterFlags& flags, const TraceModel& model, ClusterOptions* options) {
+  options->shards = flags.shards;
+  options->inbox_cap = flags.inbox_cap;
+  if (flags.inbox_cap < 0)
+    return Status(Code::kInvalidArgument, "--inbox-cap must not be negative");
+  if (flags.threshold == "auto") {
+    options->celebrity_threshold = AutoCelebrityThreshold(model);
+    return Status::Ok();
+  }
+  const std::string& t = flags.threshold;
+  if (t.empty() || t.size() > 12 || t.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoll(t) < 1)
+    return Status(Code::kInvalidArgument,
+                  "--celebrity-threshold must be auto or a positive number, not '" + t + "'");
+  options->celebrity_threshold = std::stoll(t);
+  return Status::Ok();
+}
+
+Result<Trace> LoadTrace(const std::string& path) {
+  if (path == "-") return ReadTrace(std::cin, "<stdin>");
+  std::ifstream in(path);
+  if (!in) return Status(Code::kNotFound, "cannot open trace " + path);
+  return ReadTrace(in, path);
+}
+
+Status WriteText(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return Status::Ok();
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Status(Code::kStorageError, "cannot write " + path);
+  return Status::Ok();
+}
+
+int Fail(const std::string& program, const Status& status, bool json) {
+  if (json)
+    std::cerr << Json{{"error", {{"code", CodeName(status.code())}, {"message", status.message()}}}}
+                     .dump()
+              << "\n";
+  else
+    std::cerr << program << ": error: " << CodeName(status.code()) << ": " << status.message()
+              << "\n";
+  return ExitStatus(status.code());
+}
+
+}  // namespace weibo::bench

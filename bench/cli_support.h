@@ -1,0 +1,43 @@
+// What weibo-bench and weibo-sim share at the command line: the workload and cluster
+// options, the clock, the feed list, and one way to report an error and exit (SPEC §10:
+// "<program>: error: <code>: <message>", the exit status of the code).
+#ifndef WEIBO_BENCH_CLI_SUPPORT_H_
+#define WEIBO_BENCH_CLI_SUPPORT_H_
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "cluster.h"
+#include "model.h"
+#include "workload.h"
+
+namespace weibo::bench {
+
+struct ClusterFlags {
+  int shards = 16;
+  std::string threshold = "auto";  // or a number of fans
+  int64_t inbox_cap = 0;
+  bool durable_setup = false;
+};
+
+void AddWorkloadOptions(CLI::App* app, WorkloadSpec* spec);
+// Returns the options it added.
+std::vector<CLI::Option*> AddClusterOptions(CLI::App* app, ClusterFlags* flags);
+
+// --now: "none" is 0 (no pinned clock), else epoch seconds or ISO 8601 from 2020 on.
+Result<int64_t> ParseClock(const std::string& text);
+// "push", "pull", "hybrid" or "all" (all three, in that order).
+Result<std::vector<std::string>> ParseFeeds(const std::string& text);
+// Fills options from flags; an "auto" threshold comes from the model.
+Status ResolveCluster(const ClusterFlags& flags, const TraceModel& model, ClusterOptions* options);
+
+Result<Trace> LoadTrace(const std::string& path);                    // "-" is standard input
+Status WriteText(const std::string& path, const std::string& text);  // "-" is standard output
+
+// Prints the error as SPEC §10 says and returns the exit status for it.
+int Fail(const std::string& program, const Status& status, bool json);
+
+}  // namespace weibo::bench
+
+#endif  // WEIBO_BENCH_CLI_SUPPORT_H_

@@ -1,0 +1,45 @@
+// The clusters a bench or sim run works in: one per feed mode, in a work directory that
+// is either given (--data DIR, kept afterwards) or a fresh temporary one (removed).
+#ifndef WEIBO_BENCH_CLUSTER_H_
+#define WEIBO_BENCH_CLUSTER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "weibo/status.h"
+
+namespace weibo::bench {
+
+struct ClusterOptions {
+  int shards = 16;
+  int64_t celebrity_threshold = 0;  // 0: the library's default (10000)
+  int64_t inbox_cap = 0;            // 0: the library's default (800)
+};
+
+// Initialises a fresh cluster in dir through the init op; an existing cluster there is
+// refused. The init op takes no celebrity_threshold or inbox_cap, so those are written
+// into cluster.json afterwards, before any other op opens it.
+Status CreateCluster(const std::string& dir, const std::string& feed,
+                     const ClusterOptions& options);
+
+class WorkDir {
+ public:
+  // given == "": a new directory under $TMPDIR (else /tmp), removed by the destructor.
+  static Result<WorkDir> Make(const std::string& given, const std::string& program);
+  WorkDir(WorkDir&& other) noexcept;
+  WorkDir& operator=(WorkDir&&) = delete;
+  ~WorkDir();
+
+  const std::string& path() const { return path_; }
+  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
+  bool temporary() const { return temporary_; }
+
+ private:
+  WorkDir(std::string path, bool temporary) : path_(std::move(path)), temporary_(temporary) {}
+  std::string path_;
+  bool temporary_;
+};
+
+}  // namespace weibo::bench
+
+#endif  // WEIBO_BENCH_CLUSTER_H_

@@ -1,0 +1,30 @@
+// What a cluster holds on disk, read from outside the library: file sizes, row counts and
+// database sizes through read-only SQLite connections, and the bytes this process wrote.
+#ifndef WEIBO_BENCH_DISK_H_
+#define WEIBO_BENCH_DISK_H_
+
+#include <cstdint>
+#include <string>
+
+#include "weibo/status.h"
+
+namespace weibo::bench {
+
+// Sum of the sizes of every shard-*.db and shard-*.db-wal in dir.
+int64_t ClusterBytes(const std::string& dir);
+// Sums an integer query over every shard-*.db in dir, read-only (WAL readers never block
+// the writer, and a read-only connection never checkpoints). sql is a constant.
+Result<int64_t> SumOverShards(const std::string& dir, const char* sql);
+// The SQL for SumOverShards. kStoredBytes: bytes in use inside the databases' pages (the
+// dbstat table: page size minus unused bytes), read through the WAL, so a checkpoint does
+// not change it; kPagesInUse is the coarser fallback for an SQLite built without dbstat.
+extern const char kCountInboxRows[];
+extern const char kStoredBytes[];
+extern const char kPagesInUse[];
+// Bytes passed to write(2) and pwrite(2) by this process so far (Linux /proc/self/io
+// "wchar"); -1 where that is not available.
+int64_t WrittenBytes();
+
+}  // namespace weibo::bench
+
+#endif  // WEIBO_BENCH_DISK_H_

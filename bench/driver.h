@@ -1,0 +1,44 @@
+// RunModes: one trace, one fresh cluster per feed mode, in one work directory — the part
+// weibo-bench(1) and weibo-sim(1) share.
+#ifndef WEIBO_BENCH_DRIVER_H_
+#define WEIBO_BENCH_DRIVER_H_
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "cluster.h"
+#include "model.h"
+#include "progress.h"
+#include "replay.h"
+#include "trace.h"
+
+namespace weibo::bench {
+
+struct DriverOptions {
+  std::vector<std::string> feeds;  // in order, e.g. push, pull, hybrid
+  ClusterOptions cluster;
+  int64_t default_now_ms = 0;
+  bool durable_setup = false, async = false, count_reads = false;
+  std::string connect, token;  // a daemon instead of clusters of our own (feeds: "daemon")
+  int timeout_ms = 10000;
+};
+
+// Called after each mode's replay, while its executor is still open.
+using AfterMode = std::function<Status(Replayer&)>;
+
+// Runs the trace in work_dir/<feed> for each feed. Stops at the first failure.
+Result<std::vector<ModeRun>> RunModes(const Trace& trace, const TraceModel& model,
+                                      const DriverOptions& options, const std::string& work_dir,
+                                      Progress& progress, const AfterMode& after);
+
+// --explain: the statements of one home-timeline read, of the user who follows the most
+// (the costliest read under pull), in the cluster at data_dir; printed to out, one line a
+// distinct statement with how often it ran and on how many shards.
+Status ExplainTimeline(const std::string& feed, const std::string& data_dir,
+                       const TraceModel& model, int64_t count, std::ostream& out);
+
+}  // namespace weibo::bench
+
+#endif  // WEIBO_BENCH_DRIVER_H_

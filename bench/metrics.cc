@@ -1,0 +1,123 @@
+#include "metrics.h"
+
+#include <cmath>
+
+#include "trace.h"
+
+namespace weibo::bench {
+namespace {
+
+double Per(double value, int64_t n) { return n > 0 ? value / static_cast<double>(n) : kNone; }
+
+Json Number(double v) { return std::isnan(v) ? Json(nullptr) : Json(v); }
+
+}  // namespace
+
+ModeMetrics Derive(const ModeRun& run, const TraceModel& model, double raw_rows_per_s,
+                   bool count_reads) {
+  ModeMetrics m;
+  m.feed = run.feed;
+  m.setup_ops = run.setup_ops;
+  m.setup_seconds = run.setup_seconds;
+  m.errors = run.errors;
+  m.db_bytes = run.after.db_bytes;
+  m.file_bytes = run.after.file_bytes;
+  if (run.storage_measured)
+    m.deliveries = static_cast<double>(run.after.inbox_rows - run.before.inbox_rows);
+  if (raw_rows_per_s > 0) m.raw_rows_per_s = raw_rows_per_s;
+
+  double write_seconds = 0;
+  for (const auto& [op, s] : run.ops)
+    if (Writes(op))
+      write_seconds +=
+          s.completed.count() > 0 ? s.completed.TotalSeconds() : s.latency.TotalSeconds();
+  if (write_seconds > 0 && run.storage_measured) m.deliveries_per_s = m.deliveries / write_seconds;
+  if (raw_rows_per_s > 0 && !std::isnan(m.deliveries_per_s))
+    m.raw_ratio = m.deliveries_per_s / raw_rows_per_s;
+
+  auto post = run.ops.find("post");
+  if (post != run.ops.end() && post->second.latency.count() > 0) {
+    const OpStats& s = post->second;
+    m.posts = s.latency.count();
+    m.posts_per_s = s.latency.PerSecond();
+    m.post_p50 = s.latency.PercentileMs(50);
+    m.post_p99 = s.latency.PercentileMs(99);
+    m.post_p999 = s.latency.PercentileMs(99.9);
+    m.post_max = s.latency.MaxMs();
+    m.slowest_ms = m.post_max;
+    if (s.completed.count() > 0) {
+      m.completed_p50 = s.completed.PercentileMs(50);
+      m.completed_p99 = s.completed.PercentileMs(99);
+      m.slowest_ms = s.completed.MaxMs();
+    }
+    m.deliveries_per_post = Per(m.deliveries, m.posts);
+    if (run.storage_measured) {
+      m.rows_per_post = Per(static_cast<double>(s.rows_written), m.posts);
+      m.written_bytes_per_post = Per(static_cast<double>(s.bytes_written), m.posts);
+      m.db_bytes_per_post =
+          Per(static_cast<double>(run.after.db_bytes - run.before.db_bytes), m.posts);
+      m.file_bytes_per_post =
+          Per(static_cast<double>(run.after.file_bytes - run.before.file_bytes), m.posts);
+    }
+  }
+  if (run.slowest_post_op >= 0) {
+    m.slowest_author = model.author[static_cast<size_t>(run.slowest_post_op)];
+    m.slowest_fans = model.fans[static_cast<size_t>(run.slowest_post_op)];
+  }
+  auto read = run.ops.find("timeline");
+  if (read != run.ops.end() && read->second.latency.count() > 0) {
+    const OpStats& s = read->second;
+    m.reads = s.latency.count();
+    m.reads_per_s = s.latency.PerSecond();
+    m.read_p50 = s.latency.PercentileMs(50);
+    m.read_p99 = s.latency.PercentileMs(99);
+    m.read_p999 = s.latency.PercentileMs(99.9);
+    m.read_max = s.latency.MaxMs();
+    if (count_reads && run.storage_measured) {
+      m.rows_read_per_read = Per(static_cast<double>(s.rows_read), m.reads);
+      m.statements_per_read = Per(static_cast<double>(s.statements), m.reads);
+      m.shards_per_read = Per(static_cast<double>(s.shards_touched), m.reads);
+    }
+  }
+  return m;
+}
+
+Json ModeMetrics::ToJson() const {
+  return Json{{"feed", feed},
+              {"setup", {{"ops", setup_ops}, {"seconds", setup_seconds}}},
+              {"posts", posts},
+              {"posts_per_s", Number(posts_per_s)},
+              {"post_latency_ms",
+               {{"p50", Number(post_p50)},
+                {"p99", Number(post_p99)},
+                {"p999", Number(post_p999)},
+                {"max", Number(post_max)}}},
+              {"post_completed_latency_ms",
+               {{"p50", Number(completed_p50)}, {"p99", Number(completed_p99)}}},
+              {"slowest_post",
+               {{"ms", Number(slowest_ms)}, {"author", slowest_author}, {"fans", slowest_fans}}},
+              {"deliveries", Number(deliveries)},
+              {"deliveries_per_post", Number(deliveries_per_post)},
+              {"deliveries_per_s", Number(deliveries_per_s)},
+              {"raw_insert_rows_per_s", Number(raw_rows_per_s)},
+              {"raw_insert_ratio", Number(raw_ratio)},
+              {"rows_written_per_post", Number(rows_per_post)},
+              {"db_bytes_per_post", Number(db_bytes_per_post)},
+              {"file_bytes_per_post", Number(file_bytes_per_post)},
+              {"written_bytes_per_post", Number(written_bytes_per_post)},
+              {"timeline_reads", reads},
+              {"timeline_reads_per_s", Number(reads_per_s)},
+              {"timeline_latency_ms",
+               {{"p50", Number(read_p50)},
+                {"p99", Number(read_p99)},
+                {"p999", Number(read_p999)},
+                {"max", Number(read_max)}}},
+              {"rows_read_per_timeline", Number(rows_read_per_read)},
+              {"statements_per_timeline", Number(statements_per_read)},
+              {"shards_per_timeline", Number(shards_per_read)},
+              {"db_bytes", db_bytes},
+              {"file_bytes", file_bytes},
+              {"errors", errors}};
+}
+
+}  // namespace weibo::bench

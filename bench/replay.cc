@@ -1,0 +1,220 @@
+#include "replay.h"
+
+#include <chrono>
+
+#include "disk.h"
+#include "probe.h"
+#include "weibo/ops.h"
+
+namespace weibo::bench {
+namespace {
+
+constexpr size_t kErrorSamples = 5;
+
+// Errors after which going on would measure nothing.
+bool Fatal(const Status& s) {
+  return s.code() == Code::kStorageError || s.code() == Code::kUnavailable;
+}
+
+int64_t Nanos(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+}
+
+// Replaces a "#k" string by the id of the k-th message; false when k has no message (out
+// of range, or its op failed). Other values stay as they are.
+bool ResolveRef(Json& value, const std::vector<int64_t>& ids, std::string* bad) {
+  if (!value.is_string()) return true;
+  const std::string s = value.get<std::string>();
+  if (s.size() < 2 || s.size() > 19 || s[0] != '#' ||
+      s.find_first_not_of("0123456789", 1) != std::string::npos)
+    return true;
+  size_t k = std::stoull(s.substr(1));
+  if (k < 1 || k > ids.size() || ids[k - 1] == 0) {
+    *bad = s;
+    return false;
+  }
+  value = std::to_string(ids[k - 1]);
+  return true;
+}
+
+// "#k" only where the op table expects a message id (msg, max_id, since_id, msgs): a post
+// whose text is "#1" stays a post saying "#1".
+bool ResolveRefs(const std::string& op, Json& args, const std::vector<int64_t>& ids,
+                 std::string* bad) {
+  const OpSpec* spec = FindOperation(op);
+  if (spec == nullptr) return true;
+  for (const ArgSpec& arg : spec->args) {
+    auto it = args.find(arg.name);
+    if (it == args.end()) continue;
+    if (arg.type == ArgType::kMsg && !ResolveRef(*it, ids, bad)) return false;
+    if (arg.type == ArgType::kMsgList && it->is_array())
+      for (auto& item : *it)
+        if (!ResolveRef(item, ids, bad)) return false;
+  }
+  return true;
+}
+
+// The id in a message-creating op's result (a string of digits, or a number); 0 if none.
+int64_t MessageId(const Result<Json>& result) {
+  if (!result.ok() || !result.value().is_object()) return 0;
+  auto id = result.value().find("id");
+  if (id == result.value().end()) return 0;
+  if (id->is_number_integer()) return id->get<int64_t>();
+  if (!id->is_string()) return 0;
+  const std::string s = id->get<std::string>();
+  bool digits =
+      !s.empty() && s.size() <= 19 && s.find_first_not_of("0123456789") == std::string::npos;
+  return digits ? std::stoll(s) : 0;
+}
+
+}  // namespace
+
+Replayer::Replayer(const Trace& trace, const TraceModel& model, ReplayOptions options)
+    : trace_(trace), model_(model), options_(std::move(options)) {
+  run_.feed = options_.feed;
+}
+
+Result<Request> Replayer::Prepare(size_t index) {
+  Request request{trace_[index].op, trace_[index].args};
+  if (!request.args.is_object()) request.args = Json::object();
+  auto now = request.args.find("now");
+  if (now != request.args.end()) {
+    auto ms = ParseNow(*now);
+    if (!ms || *ms < kEarliestNowMs)
+      return Status(
+          Code::kInvalidRequest,
+          "\"now\" must be epoch seconds or ISO 8601 from 2020-01-01 on, not " + now->dump());
+    now_ms_ = *ms;
+    request.args.erase(now);
+  }
+  std::string bad;
+  if (!ResolveRefs(request.op, request.args, message_ids_, &bad))
+    return Status(Code::kInvalidRequest, bad + " names no message made earlier in the trace");
+  request.now_ms = now_ms_;
+  return request;
+}
+
+void Replayer::Record(size_t index, const Result<Json>& result) {
+  const std::string& op = trace_[index].op;
+  if (CreatesMessage(op)) message_ids_.push_back(MessageId(result));
+  if (result.ok()) return;
+  if (run_.errors++ == 0) run_.first_error = result.status();
+  if (run_.error_samples.size() < kErrorSamples)
+    run_.error_samples.push_back("line " + std::to_string(index + 1) + ": " + op + ": " +
+                                 CodeName(result.status().code()) + ": " +
+                                 result.status().message());
+}
+
+Status Replayer::RunOne(size_t index, bool measured) {
+  Result<Request> prepared = Prepare(index);
+  if (!prepared.ok()) {
+    Record(index, prepared.status());
+    return Status::Ok();
+  }
+  Request& request = prepared.value();
+  Probe::ApplySynchronous();
+  if (!measured) {
+    Result<Json> result = executor_->Execute(request);
+    Record(index, result);
+    return result.ok() || !Fatal(result.status()) ? Status::Ok() : result.status();
+  }
+  bool drain = options_.async && Writes(request.op);
+  request.async = drain;
+  Probe::ClearShards();
+  ProbeCounters before = Probe::Read();
+  int64_t io_before = WrittenBytes();
+  auto t0 = std::chrono::steady_clock::now();
+  Result<Json> result = executor_->Execute(request);
+  auto t1 = std::chrono::steady_clock::now();
+  Result<Json> drained = Json();
+  if (drain && result.ok()) drained = executor_->Execute(Request{"drain"});
+  auto t2 = std::chrono::steady_clock::now();
+  ProbeCounters after = Probe::Read();
+  int64_t io_after = WrittenBytes();
+
+  Record(index, result);
+  if (!result.ok() && Fatal(result.status())) return result.status();
+  if (!drained.ok()) return drained.status();  // async needs a working drain op
+  OpStats& s = run_.ops[request.op];
+  if (!result.ok()) {
+    ++s.errors;
+    return Status::Ok();
+  }
+  int64_t ns = Nanos(t1 - t0);
+  // The slowest fan-out: with async, the post and the drain that delivered it.
+  int64_t fan_out_ns = drain ? Nanos(t2 - t0) : ns;
+  if (request.op == "post" && fan_out_ns > slowest_post_ns_) {
+    run_.slowest_post_op = static_cast<int64_t>(index);
+    slowest_post_ns_ = fan_out_ns;
+  }
+  s.latency.Add(ns);
+  if (drain) s.completed.Add(Nanos(t2 - t0));
+  s.rows_written += after.rows_written - before.rows_written;
+  s.rows_read += after.rows_read - before.rows_read;
+  s.statements += after.statements - before.statements;
+  s.shards_touched += static_cast<int64_t>(after.shards.count());
+  if (io_before >= 0 && io_after >= 0) s.bytes_written += io_after - io_before;
+  return Status::Ok();
+}
+
+Status Replayer::Take(ModeRun::Snapshot* snapshot) {
+  if (!run_.storage_measured) return Status::Ok();
+  Result<int64_t> rows = SumOverShards(options_.data_dir, kCountInboxRows);
+  if (!rows.ok()) return rows.status();
+  Result<int64_t> bytes = SumOverShards(options_.data_dir, kStoredBytes);
+  if (!bytes.ok()) bytes = SumOverShards(options_.data_dir, kPagesInUse);
+  if (!bytes.ok()) return bytes.status();
+  snapshot->inbox_rows = rows.value();
+  snapshot->db_bytes = bytes.value();
+  snapshot->file_bytes = ClusterBytes(options_.data_dir);
+  return Status::Ok();
+}
+
+Status Replayer::Run() {
+  if (!options_.connect.empty()) {
+    RemoteOptions remote;
+    remote.endpoint = options_.connect;
+    remote.timeout_ms = options_.timeout_ms;
+    remote.token = options_.token;
+    executor_ = OpenRemote(remote);
+    run_.storage_measured = false;
+    // A remote request carries its clock: the default one goes with every op.
+    if (now_ms_ == 0) now_ms_ = options_.default_now_ms;
+  } else {
+    Status created = CreateCluster(options_.data_dir, options_.feed, options_.cluster);
+    if (!created.ok()) return created;
+    EmbeddedOptions embedded;
+    embedded.data_dir = options_.data_dir;
+    embedded.now_ms = options_.default_now_ms;
+    Probe::Watch(true, options_.count_reads);
+    executor_ = OpenEmbedded(embedded);
+  }
+
+  Progress* progress = options_.progress;
+  size_t setup = model_.setup_ops;
+  run_.setup_ops = static_cast<int64_t>(setup);
+  if (progress) progress->Stage(options_.feed + ": setup", static_cast<int64_t>(setup));
+  Probe::SetSynchronous(!options_.durable_setup);
+  auto t0 = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < setup; ++i) {
+    Status s = RunOne(i, false);
+    if (!s.ok()) return s;
+    if (progress) progress->Step(static_cast<int64_t>(i + 1));
+  }
+  run_.setup_seconds = Nanos(std::chrono::steady_clock::now() - t0) / 1e9;
+  Probe::SetSynchronous(false);
+
+  Status s = Take(&run_.before);
+  if (!s.ok()) return s;
+  if (progress)
+    progress->Stage(options_.feed + ": measured", static_cast<int64_t>(trace_.size() - setup));
+  for (size_t i = setup; i < trace_.size(); ++i) {
+    s = RunOne(i, true);
+    if (!s.ok()) return s;
+    if (progress) progress->Step(static_cast<int64_t>(i + 1 - setup));
+  }
+  if (progress) progress->Clear();
+  return Take(&run_.after);
+}
+
+}  // namespace weibo::bench

@@ -1,0 +1,142 @@
+#include "report.h"
+
+#include <map>
+#include <ostream>
+
+#include "weibo/version.h"
+
+namespace weibo::bench {
+namespace {
+
+std::vector<double> Column(const std::vector<ModeMetrics>& modes, double ModeMetrics::*field) {
+  std::vector<double> v;
+  for (const auto& m : modes) v.push_back(m.*field);
+  return v;
+}
+
+template <typename Int>
+std::vector<double> Counts(const std::vector<ModeMetrics>& modes, Int ModeMetrics::*field) {
+  std::vector<double> v;
+  for (const auto& m : modes) v.push_back(static_cast<double>(m.*field));
+  return v;
+}
+
+Json ClusterJson(const RunInfo& info) {
+  return Json{
+      {"shards", info.cluster.shards},
+      {"celebrity_threshold", info.cluster.celebrity_threshold},
+      {"celebrity_threshold_auto", info.threshold_auto},
+      {"inbox_cap", info.cluster.inbox_cap != 0 ? Json(info.cluster.inbox_cap) : Json(nullptr)}};
+}
+
+}  // namespace
+
+std::string DescribeTrace(const Trace& trace, const TraceModel& model) {
+  std::map<std::string, int64_t> ops;
+  for (size_t i = model.setup_ops; i < trace.size(); ++i) ++ops[trace[i].op];
+  std::string text = std::to_string(model.setup_users) + " users, " +
+                     std::to_string(model.setup_posts) + " posts, " +
+                     std::to_string(model.setup_follows) + " follows in setup; measured:";
+  if (ops.empty()) return text + " nothing";
+  bool first = true;
+  for (const auto& [op, n] : ops) {
+    text += (first ? " " : ", ") + std::to_string(n) + " " + op;
+    first = false;
+  }
+  return text;
+}
+
+Table BenchTable(const std::vector<ModeMetrics>& modes, bool async) {
+  Table t;
+  for (const auto& m : modes) t.columns.push_back(m.feed);
+  using M = ModeMetrics;
+  t.Add("posts", "ops", Counts(modes, &M::posts), 0);
+  t.Add("posts/s", "1/s", Column(modes, &M::posts_per_s), 1);
+  t.Add("post p50 ms", "ms", Column(modes, &M::post_p50), 2);
+  t.Add("post p99 ms", "ms", Column(modes, &M::post_p99), 2);
+  t.Add("post p999 ms", "ms", Column(modes, &M::post_p999), 2);
+  if (async) {
+    t.Add("post+drain p50 ms", "ms", Column(modes, &M::completed_p50), 2);
+    t.Add("post+drain p99 ms", "ms", Column(modes, &M::completed_p99), 2);
+  }
+  t.Add("slowest fan-out ms", "ms", Column(modes, &M::slowest_ms), 2);
+  t.Add("  its author's fans", "fans", Counts(modes, &M::slowest_fans), 0);
+  t.Add("deliveries (inbox rows)", "rows", Column(modes, &M::deliveries), 0);
+  t.Add("deliveries/post", "rows", Column(modes, &M::deliveries_per_post), 1);
+  t.Add("deliveries/s", "rows/s", Column(modes, &M::deliveries_per_s), 1);
+  t.Add("raw insert rows/s", "rows/s", Column(modes, &M::raw_rows_per_s), 1);
+  t.Add("deliveries/s / raw insert", "ratio", Column(modes, &M::raw_ratio), 3);
+  t.Add("rows written/post", "rows", Column(modes, &M::rows_per_post), 1);
+  t.Add("db bytes/post", "bytes", Column(modes, &M::db_bytes_per_post), 0);
+  t.Add("written bytes/post", "bytes", Column(modes, &M::written_bytes_per_post), 0);
+  t.Add("timeline reads", "ops", Counts(modes, &M::reads), 0);
+  t.Add("timeline reads/s", "1/s", Column(modes, &M::reads_per_s), 1);
+  t.Add("timeline p50 ms", "ms", Column(modes, &M::read_p50), 3);
+  t.Add("timeline p99 ms", "ms", Column(modes, &M::read_p99), 3);
+  t.Add("timeline p999 ms", "ms", Column(modes, &M::read_p999), 3);
+  t.Add("errors", "ops", Counts(modes, &M::errors), 0);
+  return t;
+}
+
+void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
+                const std::vector<ModeMetrics>& modes, const std::vector<RawInsertResult>& raw) {
+  out << "weibo-bench " << info.command << ": ";
+  if (!info.workload.is_null())
+    out << info.workload["workload"].get<std::string>() << " workload, seed "
+        << info.workload["seed"].get<uint64_t>();
+  else
+    out << "trace " << info.trace;
+  out << " (" << info.trace_ops << " ops)\n";
+  out << "setup: " << model.setup_users << " users, " << model.setup_posts << " posts, "
+      << model.setup_follows << " follows (" << model.setup_ops << " ops, "
+      << (!info.connect.empty()
+              ? std::string("on the daemon")
+              : std::string("synchronous=") + (info.durable_setup ? "FULL" : "OFF"))
+      << "):";
+  for (const auto& m : modes)
+    out << " " << m.feed << " " << FormatNumber(m.setup_seconds, 1) << " s";
+  if (!info.connect.empty()) {
+    out << "\ndaemon: " << info.connect << " (its own cluster, feed mode and limits)";
+  } else {
+    out << "\ncluster: " << info.cluster.shards << " shards, celebrity threshold "
+        << info.cluster.celebrity_threshold
+        << (info.threshold_auto ? " fans (auto: top 1%)" : " fans") << ", inbox cap "
+        << (info.cluster.inbox_cap != 0 ? std::to_string(info.cluster.inbox_cap)
+                                        : std::string("default"));
+  }
+  out << (info.async ? ", async writes + drain" : "") << "\n\n";
+  BenchTable(modes, info.async).Print(out);
+  if (!raw.empty()) {
+    out << "\nraw insert: plain SQLite, msg_index's row shape, WAL, synchronous=FULL, "
+        << raw.front().transactions << " transactions of "
+        << FormatNumber(raw.front().RowsPerTransaction(), 1)
+        << " rows (this workload's per-shard fan-out batches), run right after each mode\n";
+  }
+  for (const auto& m : modes)
+    if (m.errors > 0) out << "\n" << m.feed << ": " << m.errors << " op(s) refused\n";
+}
+
+Json BenchJson(const RunInfo& info, const TraceModel& model, const std::vector<ModeMetrics>& modes,
+               const std::vector<RawInsertResult>& raw) {
+  Json j{{"program", "weibo-bench"}, {"version", kVersion}, {"command", info.command}};
+  j["workload"] = info.workload;
+  j["trace"] = info.trace.empty() ? Json(nullptr) : Json(info.trace);
+  j["trace_ops"] = info.trace_ops;
+  j["setup"] = {{"ops", model.setup_ops},
+                {"users", model.setup_users},
+                {"posts", model.setup_posts},
+                {"follows", model.setup_follows},
+                {"synchronous", info.durable_setup ? "FULL" : "OFF"}};
+  j["cluster"] = info.connect.empty() ? ClusterJson(info) : Json(nullptr);
+  j["connect"] = info.connect.empty() ? Json(nullptr) : Json(info.connect);
+  j["async"] = info.async;
+  j["modes"] = Json::array();
+  for (size_t i = 0; i < modes.size(); ++i) {
+    Json mode = modes[i].ToJson();
+    mode["raw_insert"] = i < raw.size() ? raw[i].ToJson() : Json(nullptr);
+    j["modes"].push_back(mode);
+  }
+  return j;
+}
+
+}  // namespace weibo::bench

@@ -1,0 +1,41 @@
+// The output of weibo-bench(1): the human table on standard output and the same numbers as
+// JSON (--json FILE), one column / one object per feed mode.
+#ifndef WEIBO_BENCH_REPORT_H_
+#define WEIBO_BENCH_REPORT_H_
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "cluster.h"
+#include "metrics.h"
+#include "model.h"
+#include "raw_insert.h"
+#include "table.h"
+
+namespace weibo::bench {
+
+// What was run, for the header of the table and the top of the JSON.
+struct RunInfo {
+  std::string command;  // "run" or "replay"
+  Json workload;        // WorkloadSpec::ToJson(), or null for a replayed trace
+  std::string trace;    // the trace file replayed, or ""
+  int64_t trace_ops = 0;
+  ClusterOptions cluster;
+  bool threshold_auto = false;
+  bool async = false, durable_setup = false;
+  std::string connect;  // the daemon replayed into, or ""
+};
+
+Table BenchTable(const std::vector<ModeMetrics>& modes, bool async);
+void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
+                const std::vector<ModeMetrics>& modes, const std::vector<RawInsertResult>& raw);
+Json BenchJson(const RunInfo& info, const TraceModel& model, const std::vector<ModeMetrics>& modes,
+               const std::vector<RawInsertResult>& raw);
+
+// "2000 users, 19876 follows, 200 posts, 1000 timeline reads" — what a trace holds.
+std::string DescribeTrace(const Trace& trace, const TraceModel& model);
+
+}  // namespace weibo::bench
+
+#endif  // WEIBO_BENCH_REPORT_H_

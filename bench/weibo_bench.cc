@@ -1,0 +1,248 @@
+// weibo-bench: the feed modes under one reproducible workload (SPEC §13).
+//
+//   gen     writes the workload as a trace (JSON Lines)
+//   replay  runs a trace in a fresh cluster per feed mode and reports
+//   run     gen + replay in process
+//
+// See weibo-bench(1) for what each number means.
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cli_support.h"
+#include "driver.h"
+#include "metrics.h"
+#include "raw_insert.h"
+#include "report.h"
+#include "weibo/ops.h"
+#include "weibo/version.h"
+
+namespace weibo::bench {
+namespace {
+
+constexpr const char* kProgram = "weibo-bench";
+
+struct RunFlags {
+  std::string feed = "all";
+  ClusterFlags cluster;
+  int64_t raw_txns = 300;
+  std::string data;
+  std::string json_file;
+  bool jsonl = false, explain = false, async = false;
+  std::string connect;  // a daemon instead of the bench's own clusters
+  int timeout_ms = 10000;
+  std::string token;                       // sent to the daemon; an embedded run checks no token
+  std::vector<CLI::Option*> cluster_only;  // options that mean nothing with --connect
+};
+
+void AddRunOptions(CLI::App* app, RunFlags* f, std::string* now, const char* now_help) {
+  f->cluster_only.push_back(
+      app->add_option("--feed", f->feed, "push, pull, hybrid or all")->capture_default_str());
+  for (CLI::Option* o : AddClusterOptions(app, &f->cluster)) f->cluster_only.push_back(o);
+  app->add_option("--raw-txns", f->raw_txns, "transactions of the raw-insert baseline (0: none)")
+      ->capture_default_str();
+  f->cluster_only.push_back(
+      app->add_option("--data", f->data, "keep the clusters in DIR/push, DIR/pull, DIR/hybrid"));
+  app->add_option("--now", *now, now_help)->capture_default_str();
+  app->add_option("--json", f->json_file,
+                  "also write the results as JSON to FILE (-: stdout, no table)");
+  app->add_flag("--jsonl", f->jsonl, "print one JSON object a mode instead of the table");
+  f->cluster_only.push_back(
+      app->add_flag("--explain", f->explain, "print the statements of one timeline read per mode"));
+  app->add_flag("--async", f->async, "writes return before fan-out; a drain op follows each");
+  app->add_option("--connect", f->connect,
+                  "replay into the weibod daemon at ENDPOINT instead (a fresh cluster)");
+  app->add_option("--timeout", f->timeout_ms, "with --connect: milliseconds to wait for a reply")
+      ->capture_default_str();
+  app->add_option("--token", f->token, "with --connect: the access token sent with each op");
+}
+
+// Checks what the parser cannot: --connect excludes the options that shape the bench's
+// own clusters (they would be silently ignored), and --async needs the drain op.
+Status CheckFlags(const RunFlags& f) {
+  if (f.raw_txns < 0) return Status(Code::kInvalidArgument, "--raw-txns must not be negative");
+  if (f.async && FindOperation("drain") == nullptr)
+    return Status(Code::kInvalidArgument, "--async needs the drain op, which this library lacks");
+  if (f.connect.empty()) return Status::Ok();
+  for (const CLI::Option* o : f.cluster_only)
+    if (o->count() > 0)
+      return Status(Code::kInvalidArgument,
+                    o->get_name() +
+                        " shapes the bench's own clusters; with --connect the "
+                        "daemon's cluster is used as it is");
+  if (f.timeout_ms < 1 || f.timeout_ms > 3600000)
+    return Status(Code::kInvalidArgument, "--timeout must be from 1 to 3600000");
+  return Status::Ok();
+}
+
+// The driver's options from the flags, and what the report says about them.
+Result<DriverOptions> MakeOptions(const RunFlags& f, const TraceModel& model,
+                                  int64_t default_now_ms, RunInfo* info) {
+  DriverOptions options;
+  if (f.connect.empty()) {
+    auto feeds = ParseFeeds(f.feed);
+    if (!feeds.ok()) return feeds.status();
+    options.feeds = feeds.value();
+  } else {
+    options.feeds = {"daemon"};
+  }
+  Status s = ResolveCluster(f.cluster, model, &options.cluster);
+  if (!s.ok()) return s;
+  options.default_now_ms = default_now_ms;
+  options.durable_setup = f.cluster.durable_setup;
+  options.async = f.async;
+  options.connect = f.connect;
+  options.timeout_ms = f.timeout_ms;
+  options.token = f.token;
+  info->cluster = options.cluster;
+  info->threshold_auto = f.cluster.threshold == "auto";
+  info->async = f.async;
+  info->durable_setup = f.cluster.durable_setup;
+  info->connect = f.connect;
+  return options;
+}
+
+void RemoveRawInsertFiles(const std::string& dir) {
+  for (const char* suffix : {"", "-wal", "-shm"})
+    std::remove((dir + "/raw-insert.db" + suffix).c_str());
+}
+
+// The table (or JSON Lines) on standard output, the JSON file, and the exit status: 1 when
+// the library refused ops of the trace, whatever their code, as that is the trace's fault.
+int Report(const RunFlags& f, const RunInfo& info, const TraceModel& model,
+           const std::vector<ModeRun>& runs, const std::vector<RawInsertResult>& raw,
+           const std::string& explained, const WorkDir& dir) {
+  std::vector<ModeMetrics> metrics;
+  int64_t errors = 0;
+  Status first;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    metrics.push_back(Derive(runs[i], model, i < raw.size() ? raw[i].RowsPerSecond() : 0, false));
+    errors += runs[i].errors;
+    if (runs[i].errors > 0 && first.ok()) first = runs[i].first_error;
+    for (const auto& sample : runs[i].error_samples)
+      std::cerr << kProgram << ": warning: " << runs[i].feed << ": " << sample << "\n";
+  }
+  if (f.jsonl) {
+    for (const auto& m : metrics) std::cout << m.ToJson().dump() << "\n";
+  } else if (f.json_file != "-") {
+    PrintBench(std::cout, info, model, metrics, raw);
+  }
+  // Standard output stays pure JSON when JSON was asked for there.
+  std::ostream& notes = f.jsonl || f.json_file == "-" ? std::cerr : std::cout;
+  if (f.explain) notes << "\n" << explained;
+  if (!dir.temporary()) notes << "\nclusters kept in " << dir.path() << "\n";
+  std::cout << std::flush;
+  if (!f.json_file.empty()) {
+    Status s = WriteText(f.json_file, BenchJson(info, model, metrics, raw).dump(2) + "\n");
+    if (!s.ok()) return Fail(kProgram, s, false);
+  }
+  if (errors == 0) return 0;
+  Fail(kProgram, Status(first.code(), std::to_string(errors) + " op(s) of the trace were refused"),
+       false);
+  return 1;
+}
+
+int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t default_now_ms,
+                 int64_t read_count) {
+  Status s = CheckFlags(f);
+  if (!s.ok()) return Fail(kProgram, s, false);
+  TraceModel model = ModelTrace(trace, f.cluster.shards);
+  info.trace_ops = static_cast<int64_t>(trace.size());
+  auto options = MakeOptions(f, model, default_now_ms, &info);
+  if (!options.ok()) return Fail(kProgram, options.status(), false);
+  auto work = WorkDir::Make(f.data, kProgram);
+  if (!work.ok()) return Fail(kProgram, work.status(), false);
+  WorkDir dir = std::move(work.value());
+
+  Progress progress;
+  std::ostringstream explained;
+  std::vector<RawInsertResult> raw;
+  // Right after each mode, while the disk is in the same state: the baseline, then the
+  // explain sample.
+  AfterMode after = [&](Replayer& r) -> Status {
+    const std::string& feed = r.result().feed;
+    if (f.raw_txns > 0) {
+      progress.Stage(feed + ": raw insert", 0);
+      RemoveRawInsertFiles(dir.path());
+      auto result = RunRawInsert(dir.path(), model.batches, f.raw_txns);
+      RemoveRawInsertFiles(dir.path());
+      if (!result.ok()) return result.status();
+      raw.push_back(result.value());
+    }
+    if (!f.explain) return Status::Ok();
+    return ExplainTimeline(feed, dir.Sub(feed), model, read_count, explained);
+  };
+  auto runs = RunModes(trace, model, options.value(), dir.path(), progress, after);
+  progress.Clear();
+  if (!runs.ok()) return Fail(kProgram, runs.status(), false);
+  return Report(f, info, model, runs.value(), raw, explained.str(), dir);
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app("Benchmark the push, pull and hybrid feed modes on one reproducible workload.",
+               kProgram);
+  app.set_version_flag("--version", std::string(kProgram) + " " + kVersion);
+  app.require_subcommand(1);
+
+  WorkloadSpec spec;
+  std::string gen_now = "2024-01-01T00:00:00Z", output = "-";
+  CLI::App* gen = app.add_subcommand("gen", "write the workload as a trace, JSON Lines");
+  AddWorkloadOptions(gen, &spec);
+  gen->add_option("--now", gen_now, "clock of the first op (none: no clock in the trace)")
+      ->capture_default_str();
+  gen->add_option("-o,--output", output, "the trace file (- for stdout)")->capture_default_str();
+
+  RunFlags flags;
+  std::string trace_path, replay_now = "none", run_now = "2024-01-01T00:00:00Z";
+  CLI::App* replay = app.add_subcommand("replay", "run a trace in a fresh cluster per feed mode");
+  replay->add_option("TRACE", trace_path, "the trace file (- for stdin)")->required();
+  AddRunOptions(replay, &flags, &replay_now,
+                "clock until the trace's first \"now\" (none: system)");
+  CLI::App* run = app.add_subcommand("run", "generate a workload and run it in every feed mode");
+  AddWorkloadOptions(run, &spec);
+  AddRunOptions(run, &flags, &run_now, "clock of the first op (none: the system clock)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Fail(
+        kProgram,
+        Status(Code::kInvalidArgument, std::string(e.what()) + " (see " + kProgram + " --help)"),
+        false);
+  }
+
+  if (replay->parsed()) {
+    auto clock = ParseClock(replay_now);
+    if (!clock.ok()) return Fail(kProgram, clock.status(), false);
+    auto trace = LoadTrace(trace_path);
+    if (!trace.ok()) return Fail(kProgram, trace.status(), false);
+    RunInfo info;
+    info.command = "replay";
+    info.workload = nullptr;
+    info.trace = trace_path;
+    return RunAndReport(trace.value(), info, flags, clock.value(), 20);
+  }
+  auto clock = ParseClock(gen->parsed() ? gen_now : run_now);
+  if (!clock.ok()) return Fail(kProgram, clock.status(), false);
+  spec.start_ms = clock.value();
+  Status s = CheckSpec(spec);
+  if (!s.ok()) return Fail(kProgram, s, false);
+  Trace trace = Generate(spec);
+  if (gen->parsed()) {
+    std::ostringstream text;
+    WriteTrace(text, trace);
+    s = WriteText(output, text.str());
+    return s.ok() ? 0 : Fail(kProgram, s, false);
+  }
+  RunInfo info;
+  info.command = "run";
+  info.workload = spec.ToJson();
+  return RunAndReport(trace, info, flags, 0, spec.count);
+}
+
+}  // namespace
+}  // namespace weibo::bench
+
+int main(int argc, char** argv) { return weibo::bench::Main(argc, argv); }

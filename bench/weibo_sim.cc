@@ -1,0 +1,258 @@
+// weibo-sim: one workload under push, pull and hybrid, side by side, for teaching; and a
+// check that every user's home timeline is the same in all three. See weibo-sim(1).
+#include <iostream>
+#include <sstream>
+
+#include "cli_support.h"
+#include "driver.h"
+#include "metrics.h"
+#include "report.h"
+#include "svg_chart.h"
+#include "timelines.h"
+#include "weibo/ops.h"
+#include "weibo/version.h"
+
+namespace weibo::bench {
+namespace {
+
+constexpr const char* kProgram = "weibo-sim";
+constexpr size_t kMaxReports = 10;
+
+struct SimFlags {
+  ClusterFlags cluster;
+  std::string trace_path, csv, svg, data, now = "2024-01-01T00:00:00Z", token, connect;
+  int timeout_ms = 10000;
+  int64_t verify_depth = 1000;
+  bool json = false, jsonl = false, explain = false, async = false;
+};
+
+Table SimTable(const std::vector<ModeMetrics>& modes) {
+  Table t;
+  for (const auto& m : modes) t.columns.push_back(m.feed);
+  auto col = [&](double ModeMetrics::*field) {
+    std::vector<double> v;
+    for (const auto& m : modes) v.push_back(m.*field);
+    return v;
+  };
+  std::vector<double> kib;
+  for (const auto& m : modes) kib.push_back(m.db_bytes / 1024.0);
+  t.Add("rows written per post", "rows", col(&ModeMetrics::rows_per_post), 1);
+  t.Add("inbox rows per post", "rows", col(&ModeMetrics::deliveries_per_post), 1);
+  t.Add("database bytes per post", "bytes", col(&ModeMetrics::db_bytes_per_post), 0);
+  t.Add("database size at the end", "KiB", kib, 0);
+  t.Add("rows read per timeline", "rows", col(&ModeMetrics::rows_read_per_read), 1);
+  t.Add("statements per timeline", "statements", col(&ModeMetrics::statements_per_read), 1);
+  t.Add("shards touched per timeline", "shards", col(&ModeMetrics::shards_per_read), 2);
+  t.Add("post latency p50", "ms", col(&ModeMetrics::post_p50), 2);
+  t.Add("post latency p99", "ms", col(&ModeMetrics::post_p99), 2);
+  t.Add("timeline latency p50", "ms", col(&ModeMetrics::read_p50), 3);
+  t.Add("timeline latency p99", "ms", col(&ModeMetrics::read_p99), 3);
+  return t;
+}
+
+std::string Verdict(const Comparison& c, const std::vector<std::string>& feeds) {
+  std::string modes;
+  for (size_t i = 0; i < feeds.size(); ++i)
+    modes += (i == 0 ? "" : i + 1 == feeds.size() ? " and " : ", ") + feeds[i];
+  if (c.users_differing == 0)
+    return "timelines: identical in " + modes + ": all " + std::to_string(c.users) +
+           " users' home timelines, " + std::to_string(c.items) + " items, item for item";
+  return "timelines: MISMATCH: " + std::to_string(c.users_differing) + " of " +
+         std::to_string(c.users) + " users' home timelines differ between " + modes;
+}
+
+Json SimJson(const Json& workload, const std::string& trace, const ClusterOptions& cluster,
+             const std::vector<ModeMetrics>& modes, const Comparison& c) {
+  Json j{{"program", kProgram}, {"version", kVersion}, {"workload", workload}};
+  j["trace"] = trace.empty() ? Json(nullptr) : Json(trace);
+  j["cluster"] = {{"shards", cluster.shards},
+                  {"celebrity_threshold", cluster.celebrity_threshold},
+                  {"inbox_cap", cluster.inbox_cap != 0 ? Json(cluster.inbox_cap) : Json(nullptr)}};
+  j["modes"] = Json::array();
+  for (const auto& m : modes) j["modes"].push_back(m.ToJson());
+  j["timelines"] = {{"identical", c.users_differing == 0},
+                    {"users", c.users},
+                    {"items", c.items},
+                    {"users_differing", c.users_differing},
+                    {"differences", c.reports}};
+  return j;
+}
+
+void AddOptions(CLI::App& app, WorkloadSpec* spec, SimFlags* f) {
+  AddWorkloadOptions(&app, spec);
+  AddClusterOptions(&app, &f->cluster);
+  app.add_option("--trace", f->trace_path, "run this trace instead of generating a workload");
+  app.add_option("--csv", f->csv, "write the table as CSV to FILE");
+  app.add_option("--svg", f->svg, "draw the table as an SVG bar chart in FILE");
+  app.add_option("--verify-depth", f->verify_depth, "timeline items compared per user")
+      ->capture_default_str();
+  app.add_option("--data", f->data, "keep the clusters in DIR/push, DIR/pull, DIR/hybrid");
+  app.add_option("--now", f->now, "clock of the first op, pinned")
+      ->capture_default_str();
+  app.add_flag("--json", f->json, "print one JSON object instead of the table");
+  app.add_flag("--jsonl", f->jsonl, "print one JSON object a mode, then the verdict");
+  app.add_flag("--explain", f->explain, "print the statements of one timeline read per mode");
+  app.add_flag("--async", f->async, "writes return before fan-out; a drain op follows each");
+  app.add_option("--token", f->token, "accepted for symmetry with weibo(1); not used");
+  // The common options of weibo(1); a sim needs three clusters of its own.
+  app.add_option("--connect", f->connect, "refused: the sim runs embedded");
+  app.add_option("--timeout", f->timeout_ms, "refused with --connect");
+}
+
+Status CheckFlags(const CLI::App& app, const SimFlags& f) {
+  if (app.count("--connect") > 0 || app.count("--timeout") > 0)
+    return Status(Code::kInvalidArgument,
+                  "--connect: weibo-sim compares three clusters of its own and cannot run "
+                  "against a daemon (see weibo-bench --connect)");
+  if (f.verify_depth < 1)
+    return Status(Code::kInvalidArgument, "--verify-depth must be at least 1");
+  if (f.async && FindOperation("drain") == nullptr)
+    return Status(Code::kInvalidArgument, "--async needs the drain op, which this library lacks");
+  return Status::Ok();
+}
+
+// The trace to run: the --trace file, or the workload generated from spec.
+Result<Trace> LoadOrGenerate(const SimFlags& f, int64_t clock_ms, WorkloadSpec spec) {
+  if (!f.trace_path.empty()) return LoadTrace(f.trace_path);
+  spec.start_ms = clock_ms;
+  Status s = CheckSpec(spec);
+  if (!s.ok()) return s;
+  return Generate(spec);
+}
+
+// What the sim found, for the output.
+struct SimResult {
+  Json workload;  // null for a --trace
+  ClusterOptions cluster;
+  std::vector<std::string> feeds;
+  std::vector<ModeMetrics> metrics;
+  Comparison compared;
+  std::string subtitle, explained;
+};
+
+// The table, CSV, SVG and verdict; exit 1 on a mismatch, reported loudly on stderr.
+int Output(const SimFlags& f, const SimResult& r, const WorkDir& dir) {
+  bool json = f.json || f.jsonl;
+  Table table = SimTable(r.metrics);
+  Json all = SimJson(r.workload, f.trace_path, r.cluster, r.metrics, r.compared);
+  if (f.json) {
+    std::cout << all.dump(2) << "\n";
+  } else if (f.jsonl) {
+    for (const auto& m : all["modes"]) std::cout << m.dump() << "\n";
+    std::cout << Json{{"timelines", all["timelines"]}}.dump() << "\n";
+  } else {
+    std::cout << kProgram << ": " << r.subtitle << "\n\n";
+    table.Print(std::cout);
+    std::cout << "\n" << Verdict(r.compared, r.feeds) << "\n";
+  }
+  // Standard output stays pure JSON when JSON was asked for.
+  std::ostream& notes = json ? std::cerr : std::cout;
+  if (f.explain) notes << "\n" << r.explained;
+  if (!dir.temporary()) notes << "\nclusters kept in " << dir.path() << "\n";
+  std::cout << std::flush;
+  Status s;
+  if (!f.csv.empty()) {
+    std::ostringstream csv;
+    table.WriteCsv(csv);
+    s = WriteText(f.csv, csv.str());
+  }
+  if (s.ok() && !f.svg.empty())
+    s = WriteText(f.svg, SvgBarChart(table, "weibo-sim: push vs pull vs hybrid", r.subtitle));
+  if (!s.ok()) return Fail(kProgram, s, json);
+  if (r.compared.users_differing == 0) return 0;
+  std::cerr << kProgram << ": " << Verdict(r.compared, r.feeds) << "\n";
+  for (const auto& line : r.compared.reports)
+    std::cerr << kProgram << ": MISMATCH: " << line << "\n";
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app("Run one workload under push, pull and hybrid and compare them, for teaching.",
+               kProgram);
+  app.set_version_flag("--version", std::string(kProgram) + " " + kVersion);
+  WorkloadSpec spec;
+  spec.kind = "retwis";
+  spec.users = 200;
+  spec.posts = 50;
+  spec.ops = 300;
+  SimFlags f;
+  AddOptions(app, &spec, &f);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Fail(
+        kProgram,
+        Status(Code::kInvalidArgument, std::string(e.what()) + " (see " + kProgram + " --help)"),
+        false);
+  }
+  bool json = f.json || f.jsonl;
+  Status s = CheckFlags(app, f);
+  if (!s.ok()) return Fail(kProgram, s, json);
+  auto clock = ParseClock(f.now);
+  if (!clock.ok()) return Fail(kProgram, clock.status(), json);
+  // Under the system clock, posts of one millisecond sort by gene, not by order, and the
+  // three runs would disagree for no fault of the feed modes.
+  if (clock.value() == 0)
+    return Fail(kProgram,
+                Status(Code::kInvalidArgument,
+                       "--now none: the sim compares the modes' timelines item for item, which "
+                       "needs a pinned clock"),
+                json);
+  auto trace = LoadOrGenerate(f, clock.value(), spec);
+  if (!trace.ok()) return Fail(kProgram, trace.status(), json);
+  TraceModel model = ModelTrace(trace.value(), f.cluster.shards);
+
+  SimResult r;
+  r.workload = f.trace_path.empty() ? spec.ToJson() : Json(nullptr);
+  r.feeds = {"push", "pull", "hybrid"};
+  DriverOptions options;
+  options.feeds = r.feeds;
+  if (!(s = ResolveCluster(f.cluster, model, &options.cluster)).ok())
+    return Fail(kProgram, s, json);
+  r.cluster = options.cluster;
+  options.default_now_ms = f.trace_path.empty() ? 0 : clock.value();
+  options.durable_setup = f.cluster.durable_setup;
+  options.async = f.async;
+  options.count_reads = true;
+  auto work = WorkDir::Make(f.data, kProgram);
+  if (!work.ok()) return Fail(kProgram, work.status(), json);
+  WorkDir dir = std::move(work.value());
+
+  Progress progress;
+  std::vector<Timelines> timelines;
+  std::ostringstream explained;
+  auto after = [&](Replayer& replayer) -> Status {
+    const std::string& feed = replayer.result().feed;
+    progress.Stage(feed + ": verify", 0);
+    auto collected =
+        CollectTimelines(replayer.executor(), model.users, replayer.message_ids(), f.verify_depth);
+    if (!collected.ok()) return collected.status();
+    timelines.push_back(std::move(collected.value()));
+    if (!f.explain) return Status::Ok();
+    return ExplainTimeline(feed, dir.Sub(feed), model, spec.count, explained);
+  };
+  auto runs = RunModes(trace.value(), model, options, dir.path(), progress, after);
+  progress.Clear();
+  if (!runs.ok()) return Fail(kProgram, runs.status(), json);
+
+  for (const ModeRun& run : runs.value()) {
+    r.metrics.push_back(Derive(run, model, 0, true));
+    for (const auto& sample : run.error_samples)
+      std::cerr << kProgram << ": warning: " << run.feed << ": " << sample << "\n";
+  }
+  r.compared = CompareTimelines(r.feeds, timelines, kMaxReports);
+  r.subtitle = (f.trace_path.empty() ? spec.kind + " workload, seed " + std::to_string(spec.seed)
+                                     : "trace " + f.trace_path) +
+               ": " + DescribeTrace(trace.value(), model) + "; " +
+               std::to_string(r.cluster.shards) + " shards, celebrity threshold " +
+               std::to_string(r.cluster.celebrity_threshold) + " fans";
+  r.explained = explained.str();
+  return Output(f, r, dir);
+}
+
+}  // namespace
+}  // namespace weibo::bench
+
+int main(int argc, char** argv) { return weibo::bench::Main(argc, argv); }

@@ -1,0 +1,42 @@
+// weibod: every operation of the operation table served over a ZeroMQ ROUTER socket.
+// The protocol — framing, request and reply objects, limits, retries — is the document
+// man/weibod.1; this header is the whole API of the server side. The client side is
+// OpenRemote() in weibo/request.h.
+#ifndef WEIBO_DAEMON_H_
+#define WEIBO_DAEMON_H_
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "weibo/status.h"
+
+namespace weibo {
+
+struct DaemonOptions {
+  std::string data_dir = "./shards";          // an initialised cluster (weibo-init)
+  std::string bind = "tcp://127.0.0.1:5550";  // "tcp://127.0.0.1:*" picks a free port
+  size_t max_msg_size = 64 * 1024;            // largest request frame: ZMQ_MAXMSGSIZE (64 KiB)
+  int max_depth = 32;                         // deepest JSON nesting of a request
+  double rate = 1000;             // requests a second per peer, and the burst; 0: no limit
+  size_t dedup = 10000;           // replies to write requests kept by id; 0: none
+  size_t dedup_bytes = 64 << 20;  // ... and at most this many bytes of them (64 MiB)
+  int drain_ms = 2000;            // after a signal, time left to answer received requests
+  // Called once the socket is bound, with the endpoint it is bound to (the port chosen
+  // for a wildcard one). weibod prints it: the "ready" line.
+  std::function<void(const std::string& endpoint)> on_ready;
+  // Called with one line when the daemon starts and when it stops (no newline).
+  std::function<void(const std::string& line)> log;
+};
+
+// Opens the cluster, binds, and serves requests one at a time until SIGTERM or SIGINT
+// (handlers installed for the duration of the call; a second signal kills the process).
+// Returns Ok after a signal, once the requests already received are answered;
+// storage_error when the data directory is missing, not initialised or has a bad shard;
+// invalid_argument for an endpoint ZeroMQ does not accept; unavailable when the endpoint
+// cannot be bound (in use, or not a local address).
+Status RunDaemon(const DaemonOptions& options);
+
+}  // namespace weibo
+
+#endif  // WEIBO_DAEMON_H_

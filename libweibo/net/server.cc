@@ -1,0 +1,176 @@
+// RunDaemon: weibod's socket loop (man/weibod.1). One ROUTER socket, one thread: requests
+// are read, executed and answered one at a time, so the shards see exactly the sequence of
+// writes an embedded user would make, and a retried request that is still queued behind
+// its first copy finds that copy's reply in the dedup window.
+//
+// Frames: [routing id][empty delimiter, from REQ clients][body]. The reply reuses the
+// envelope. Everything about the body is net/service.cc's business.
+//
+// Shutdown: SIGTERM or SIGINT sets a flag the loop sees within one poll interval; the loop
+// then answers what has already arrived (for at most drain_ms), and the socket lingers
+// long enough to flush those replies.
+#include <chrono>
+#include <csignal>
+#include <exception>
+#include <vector>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "net/service.h"
+#include "storage/failure.h"
+#include "storage/shard_set.h"
+#include "weibo/daemon.h"
+
+namespace weibo {
+namespace {
+
+constexpr int kPollMs = 100;     // how soon a signal is noticed
+constexpr int kLingerMs = 1000;  // to flush the last replies on close
+
+volatile std::sig_atomic_t g_stop = 0;
+
+extern "C" void OnSignal(int sig) {
+  if (g_stop) {  // the second signal: end now, as if no handler were installed
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
+  g_stop = 1;
+}
+
+// Installs the handlers for the life of one RunDaemon call.
+class SignalScope {
+ public:
+  SignalScope() {
+    g_stop = 0;
+    struct sigaction sa {};
+    sa.sa_handler = OnSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, &old_term_);
+    sigaction(SIGINT, &sa, &old_int_);
+  }
+  ~SignalScope() {
+    sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGINT, &old_int_, nullptr);
+  }
+
+ private:
+  struct sigaction old_term_, old_int_;  // restored on return
+};
+
+// Opens every shard once, so a daemon on a bad directory fails at start, not at its
+// first request.
+Status CheckCluster(const std::string& dir) {
+  try {
+    ShardSet shards(dir, nullptr);
+    for (int i = 0; i < shards.count(); ++i) shards.At(i);
+    return Status::Ok();
+  } catch (const Failure& f) {
+    return f.status();
+  } catch (const std::exception& e) {
+    return Status(Code::kStorageError, e.what());
+  }
+}
+
+Status Bind(zmq::socket_t& socket, const DaemonOptions& options, std::string* endpoint) {
+  try {
+    socket.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(options.max_msg_size));
+    socket.set(zmq::sockopt::linger, kLingerMs);
+    socket.bind(options.bind);
+    *endpoint = socket.get(zmq::sockopt::last_endpoint);
+    return Status::Ok();
+  } catch (const zmq::error_t& e) {
+    bool malformed = e.num() == EINVAL || e.num() == EPROTONOSUPPORT || e.num() == ENOCOMPATPROTO;
+    return Status(malformed ? Code::kInvalidArgument : Code::kUnavailable,
+                  "cannot bind '" + options.bind + "': " + e.what());
+  }
+}
+
+// Reads one message if one is waiting and answers it; false when none was waiting.
+// Only the first frames are kept: a message of a million frames costs no memory here.
+bool ServeOne(zmq::socket_t& socket, net::Service& service) {
+  constexpr size_t kKeep = 4;  // routing id, delimiter, body, and one too many
+  std::vector<zmq::message_t> frames;
+  size_t count = 0;
+  for (bool more = true; more; ++count) {
+    zmq::message_t frame;
+    if (!socket.recv(frame, count == 0 ? zmq::recv_flags::dontwait : zmq::recv_flags::none))
+      return false;  // nothing waiting (a message arrives whole or not at all)
+    more = frame.more();
+    if (frames.size() < kKeep) frames.push_back(std::move(frame));
+  }
+  // frames[0] is the routing id; REQ clients put an empty delimiter before the body.
+  size_t first_body = count >= 3 && frames[1].size() == 0 ? 2 : 1;
+  std::string reply;
+  try {
+    if (count - first_body != 1)
+      reply = net::Service::MalformedMessage();
+    else
+      reply = service.Handle(frames[0].to_string(), frames[first_body].to_string());
+  } catch (const std::exception& e) {  // out of memory, or a bug: answer, keep serving
+    reply = net::EncodeReply(Json(), Status(Code::kStorageError, e.what()), nullptr);
+  }
+  std::vector<zmq::const_buffer> out;
+  for (size_t i = 0; i < first_body; ++i)
+    out.push_back(zmq::buffer(frames[i].data(), frames[i].size()));
+  out.push_back(zmq::buffer(reply));
+  // A peer that has gone away is not an error: ROUTER drops what it cannot route.
+  (void)zmq::send_multipart(socket, out, zmq::send_flags::dontwait);
+  return true;
+}
+
+bool Readable(zmq::socket_t& socket, int timeout_ms) {
+  zmq::pollitem_t item{socket.handle(), 0, ZMQ_POLLIN, 0};
+  return zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) > 0;
+}
+
+// Serves until a signal sets g_stop. A signal interrupting a call is not an error.
+void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, long* served) {
+  while (!g_stop) {
+    try {
+      if (Readable(socket, kPollMs))
+        while (!g_stop && ServeOne(socket, service)) ++*served;
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw;
+    }
+  }
+}
+
+// Answers the requests that have already arrived, for at most drain_ms.
+void Drain(zmq::socket_t& socket, net::Service& service, int drain_ms, long* served) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(drain_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    try {
+      if (!ServeOne(socket, service)) return;
+      ++*served;
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw;
+    }
+  }
+}
+
+}  // namespace
+
+Status RunDaemon(const DaemonOptions& options) {
+  Status cluster = CheckCluster(options.data_dir);
+  if (!cluster.ok()) return cluster;
+  zmq::context_t context;
+  zmq::socket_t socket(context, zmq::socket_type::router);
+  std::string endpoint;
+  Status bound = Bind(socket, options, &endpoint);
+  if (!bound.ok()) return bound;
+  net::Service service(options);
+  SignalScope signals;
+  if (options.on_ready) options.on_ready(endpoint);
+  if (options.log) options.log("serving " + options.data_dir + " on " + endpoint);
+  long served = 0;
+  try {
+    ServeUntilSignal(socket, service, &served);
+    Drain(socket, service, options.drain_ms, &served);
+  } catch (const zmq::error_t& e) {
+    return Status(Code::kUnavailable, std::string("socket failed: ") + e.what());
+  }
+  if (options.log) options.log("stopped after " + std::to_string(served) + " requests");
+  return Status::Ok();
+}
+
+}  // namespace weibo

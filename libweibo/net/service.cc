@@ -1,0 +1,62 @@
+#include "net/service.h"
+
+#include "weibo/ops.h"
+
+namespace weibo::net {
+
+Service::Service(const DaemonOptions& options)
+    : options_(options),
+      limits_{options.max_msg_size, options.max_depth},
+      rate_(options.rate),
+      replies_(options.dedup, options.dedup_bytes),
+      executor_(Open(false)) {}
+
+std::string Service::MalformedMessage() {
+  return EncodeReply(
+      Json(),
+      Status(Code::kInvalidRequest, "a request is one frame, after an optional empty delimiter"),
+      nullptr);
+}
+
+// Explained requests run on a fresh executor: the statements that open a shard are part
+// of what --explain shows an embedded command doing, and a kept executor would not repeat
+// them. Explain is for reading, not for speed.
+std::unique_ptr<Executor> Service::Open(bool explain) const {
+  EmbeddedOptions eo;
+  eo.data_dir = options_.data_dir;
+  eo.explain = explain;
+  return OpenEmbedded(eo);
+}
+
+std::string Service::Handle(const std::string& peer, const std::string& body) {
+  WireRequest wire;
+  Status parsed = ParseRequest(body, limits_, &wire);
+  if (!parsed.ok()) return EncodeReply(wire.id, parsed, nullptr);
+  if (!rate_.Allow(peer, RateLimiter::Time::clock::now()))
+    return EncodeReply(wire.id,
+                       Status(Code::kUnavailable, "over the rate limit of " +
+                                                      std::to_string(int64_t(options_.rate)) +
+                                                      " requests a second; retry later"),
+                       nullptr);
+  const std::string id = wire.id.is_string() ? wire.id.get<std::string>() : "";
+  if (!id.empty()) {
+    if (const std::string* kept = replies_.Find(id)) return *kept;
+  }
+  const Request& request = wire.request;
+  if (request.op == "init")
+    return EncodeReply(wire.id,
+                       Status(Code::kInvalidRequest,
+                              "init is not served by the daemon: run weibo-init on its data "
+                              "directory before starting it"),
+                       nullptr);
+  std::unique_ptr<Executor> explaining = wire.explain ? Open(true) : nullptr;
+  Executor& executor = explaining ? *explaining : *executor_;
+  Result<Json> result = executor.Execute(request);
+  std::vector<std::string> explain = executor.Explain();
+  std::string reply = EncodeReply(wire.id, result, wire.explain ? &explain : nullptr);
+  const OpSpec* op = FindOperation(request.op);
+  if (!id.empty() && op != nullptr && op->writes) replies_.Put(id, reply);
+  return reply;
+}
+
+}  // namespace weibo::net

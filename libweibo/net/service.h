@@ -1,0 +1,40 @@
+// Service: everything weibod does with a request body, above the socket — limits, the
+// dedup window, the refusal of init, and execution by the embedded executor, through the
+// operation table like any command. net/server.cc only moves frames.
+#ifndef WEIBO_NET_SERVICE_H_
+#define WEIBO_NET_SERVICE_H_
+
+#include <memory>
+#include <string>
+
+#include "net/rate_limiter.h"
+#include "net/reply_cache.h"
+#include "net/wire.h"
+#include "weibo/daemon.h"
+#include "weibo/request.h"
+
+namespace weibo::net {
+
+class Service {
+ public:
+  explicit Service(const DaemonOptions& options);
+
+  // The reply body for a request body sent by peer (a routing id). Never throws for
+  // anything the peer sends.
+  std::string Handle(const std::string& peer, const std::string& body);
+  // The reply to a message whose frames do not hold exactly one body.
+  static std::string MalformedMessage();
+
+ private:
+  std::unique_ptr<Executor> Open(bool explain) const;
+
+  DaemonOptions options_;
+  WireLimits limits_;
+  RateLimiter rate_;
+  ReplyCache replies_;
+  std::unique_ptr<Executor> executor_;  // keeps the shards open between requests
+};
+
+}  // namespace weibo::net
+
+#endif  // WEIBO_NET_SERVICE_H_
