@@ -147,21 +147,66 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
   return value.is_object() && value.value("ok", true) == false ? 1 : 0;
 }
 
+// The common options (weibo(7)) that `weibo` accepts before the command name and passes
+// on after it: `weibo --data DIR fsck` runs `weibo-fsck --data DIR`. The ones in
+// kValued take a value, as the next argument or after '='.
+static bool IsCommonOption(const std::string& arg, bool* takes_value) {
+  static const char* const kValued[] = {"--data", "--connect", "--timeout", "--now", "--token"};
+  static const char* const kFlags[] = {"--json", "--jsonl", "--async", "--explain"};
+  for (const char* o : kValued) {
+    if (arg == o) return *takes_value = true;
+    if (arg.rfind(std::string(o) + "=", 0) == 0) return !(*takes_value = false);
+  }
+  *takes_value = false;
+  for (const char* o : kFlags)
+    if (arg == o) return true;
+  return false;
+}
+
 int Dispatch(int argc, char** argv) {
+  const char* usage =
+      "usage: weibo [COMMON_OPTION...] COMMAND [ARGS...]\n"
+      "Runs weibo-COMMAND ARGS.... Common options (--data, --connect, --timeout, --now,\n"
+      "--token, --json, --jsonl, --async, --explain) may come before COMMAND and are\n"
+      "passed on to it. See weibo(1) and weibo(7), and `weibo-COMMAND --help`.\n";
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::cout << "usage: weibo COMMAND [ARGS...]\n"
-                 "Runs weibo-COMMAND; see weibo(7) for the commands and `weibo-COMMAND --help`.\n";
+    std::cout << usage;
     return argc < 2 ? 2 : 0;
   }
   if (std::string(argv[1]) == "--version") {
     std::cout << "weibo " << kVersion << "\n";
     return 0;
   }
-  std::string command = std::string("weibo-") + argv[1];
+  std::vector<char*> leading;
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; ++i) {
+    bool takes_value = false;
+    if (!IsCommonOption(argv[i], &takes_value)) {
+      std::cerr << "weibo: error: invalid_argument: '" << argv[i]
+                << "' is not a common option; options of a command go after its name\n"
+                << usage;
+      return 2;
+    }
+    leading.push_back(argv[i]);
+    if (takes_value) {
+      if (i + 1 >= argc) {
+        std::cerr << "weibo: error: invalid_argument: " << argv[i] << " needs a value\n";
+        return 2;
+      }
+      leading.push_back(argv[++i]);
+    }
+  }
+  if (i >= argc) {
+    std::cerr << "weibo: error: invalid_argument: no command after the options\n" << usage;
+    return 2;
+  }
+  std::string command = std::string("weibo-") + argv[i];
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::vector<char*> args(argv + 1, argv + argc);
-  args[0] = command.data();
+  std::vector<char*> args;
+  args.push_back(command.data());
+  args.insert(args.end(), leading.begin(), leading.end());
+  args.insert(args.end(), argv + i + 1, argv + argc);
   args.push_back(nullptr);
   if (n > 0) {
     self[n] = '\0';
@@ -171,7 +216,7 @@ int Dispatch(int argc, char** argv) {
     if (access(local.c_str(), X_OK) == 0) execv(local.c_str(), args.data());
   }
   execvp(command.c_str(), args.data());
-  std::cerr << "weibo: error: invalid_argument: '" << argv[1] << "' is not a weibo command\n";
+  std::cerr << "weibo: error: invalid_argument: '" << argv[i] << "' is not a weibo command\n";
   return 2;
 }
 
