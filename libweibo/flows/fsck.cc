@@ -4,7 +4,8 @@
 //   integrity     PRAGMA integrity_check of every shard
 //   outbox        no job is pending (repair first applies them all, which is how a crash
 //                 in mid-flow is finished)
-//   relation      (A, B, 1) on shard(A) <=> (B, A, 0) on shard(B)
+//   relation      (A, B, 1) on shard(A) <=> (B, A, 0) on shard(B); no msg_msg_relation row
+//                 of a deleted comment or repost
 //   user_counts   follow_count, fans_count, msg_count = a recount of their rows
 //   counters      every message has one counter row; comment_count / transfer_count = its
 //                 relation rows; commented/transferred cover every page_index handed out
@@ -123,6 +124,15 @@ void CheckRelations(Context& ctx, Checker& c, const Snapshot& s) {
       c.Violation("relation", "user " + S(other) + " is a fan of " + S(user) + " without following",
                   shards.ForUser(user), [&](Shard& sh) { DeleteRelation(sh, a, b, kFan); });
     }
+  }
+  // A comment or repost that was deleted takes its relation row with it (ref_remove).
+  for (const auto& r : s.msg_relations) {
+    if (s.msgs.count(r.reference_msg_id)) continue;
+    c.Violation("relation",
+                std::string(r.type == kComment ? "comment " : "repost ") + S(r.reference_msg_id) +
+                    " of message " + S(r.referenced_msg_id) + " was deleted but is still listed",
+                shards.ForMsg(r.referenced_msg_id),
+                [&](Shard& sh) { DeleteMsgRelation(sh, r.reference_id, r.reference_msg_id); });
   }
 }
 
