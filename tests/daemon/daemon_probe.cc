@@ -14,8 +14,10 @@
 //                                   endpoint, drops the first two requests, answers the
 //                                   third; checks the three are the same bytes (same id)
 //                                   from three different sockets
-//   daemon_probe drain ENDPOINT PID 300 pipelined requests, SIGTERM to PID as the first
-//                                   reply arrives: every request is still answered
+//   daemon_probe drain ENDPOINT PID 300 pipelined requests (60 posts, 240 fsck), SIGTERM
+//                                   to PID as the first reply arrives: every request is
+//                                   still answered, every post ok (probe.sh then checks
+//                                   that exactly those posts were made)
 //
 // Prints one line per check; exits 0 when all pass, 1 otherwise.
 #include <arpa/inet.h>
@@ -297,15 +299,37 @@ int Drain(const std::string& endpoint, pid_t daemon) {
   constexpr int kRequests = 300;  // answered well within the 2 s drain, even under ASan
   zmq::context_t context;
   Client c(context, endpoint);
+  Json added = c.Ask(R"({"id":"add","op":"user_add","args":{"name":"drainer"}})");
+  Check(added.value("ok", false), "user @drainer added");
+  // Every fifth request a post (a write in flight at the signal), the others fsck.
   for (int i = 0; i < kRequests; ++i)
-    c.Send({R"({"id":"q)" + std::to_string(i) + R"(","op":"fsck"})"});
-  int before = 0, after = 0;
-  if (c.Receive(5000)) ++before;
+    c.Send({i % 5 == 0 ? R"({"id":"p)" + std::to_string(i) +
+                             R"(","op":"post","args":{"user":"@drainer","content":"in flight"}})"
+                       : R"({"id":"q)" + std::to_string(i) + R"(","op":"fsck"})"});
+  int before = 0, after = 0, posted = 0;
+  auto count = [&](const std::vector<std::string>& frames) {
+    Json j = Json::parse(frames.back(), nullptr, false);
+    if (j.is_object() && j.value("ok", false) && j["id"].is_string() &&
+        j["id"].get<std::string>()[0] == 'p')
+      ++posted;
+  };
+  if (auto r = c.Receive(5000)) {
+    ++before;
+    count(*r);
+  }
   kill(daemon, SIGTERM);
-  while (before + after < kRequests && c.Receive(5000)) ++after;
+  while (before + after < kRequests) {
+    auto r = c.Receive(5000);
+    if (!r) break;
+    ++after;
+    count(*r);
+  }
   Check(before + after == kRequests, "SIGTERM while busy: " + std::to_string(before + after) +
                                          " of " + std::to_string(kRequests) + " answered, " +
                                          std::to_string(after) + " after the signal");
+  Check(posted == kRequests / 5, std::to_string(posted) + " posts answered ok");
+  // probe.sh checks @drainer's msg_count against this once the daemon has exited.
+  std::cout << "posts answered ok: " << posted << std::endl;
   return failures == 0 ? 0 : 1;
 }
 
