@@ -118,7 +118,8 @@ void CheckRelations(Context& ctx, Checker& c, const Snapshot& s) {
     int64_t a = user, b = other;  // lambdas cannot capture structured bindings in C++17
     if (type == kFollowing) {
       int64_t time = s.relation_time.at({user, other, type});
-      c.Violation("relation", "user " + S(user) + " follows " + S(other) + " but the fan row is missing",
+      c.Violation("relation",
+                  "user " + S(user) + " follows " + S(other) + " but the fan row is missing",
                   shards.ForUser(other), [&](Shard& sh) { InsertRelation(sh, b, a, kFan, time); });
     } else {
       c.Violation("relation", "user " + S(other) + " is a fan of " + S(user) + " without following",
@@ -148,7 +149,8 @@ void CheckUserCounts(Context& ctx, Checker& c, const Snapshot& s) {
     if (u.msg_count == r[0] && u.fans_count == r[1] && u.follow_count == r[2]) continue;
     c.Violation("user_counts",
                 "user " + S(id) + " has msg/fans/follow " + S(u.msg_count) + "/" + S(u.fans_count) +
-                    "/" + S(u.follow_count) + ", rows say " + S(r[0]) + "/" + S(r[1]) + "/" + S(r[2]),
+                    "/" + S(u.follow_count) + ", rows say " + S(r[0]) + "/" + S(r[1]) + "/" +
+                    S(r[2]),
                 shards.ForUser(id), [&](Shard& sh) { SetUserCounts(sh, user, r[0], r[1], r[2]); });
   }
 }

@@ -132,8 +132,8 @@ TEST_CASE("fsck: finds the relation row of a deleted comment or repost, --repair
   // a listed comment that no longer exists, counted in comment_count.
   World w;
   int64_t gone = w.c1 + 1000000;  // an id no message has
-  w.Db(w.m).Exec("INSERT INTO msg_msg_relation VALUES (" + S(w.b) + ", " + S(gone) + ", " +
-                 S(w.a) + ", " + S(w.m) + ", 1, 0, 0)");
+  w.Db(w.m).Exec("INSERT INTO msg_msg_relation VALUES (" + S(w.b) + ", " + S(gone) + ", " + S(w.a) +
+                 ", " + S(w.m) + ", 1, 0, 0)");
   w.Db(w.m).Exec("UPDATE msg_counter SET comment_count = comment_count + 1 WHERE msg_id = " +
                  S(w.m));
   RequireFoundAndRepaired(w, "relation");
