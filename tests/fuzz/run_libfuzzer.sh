@@ -31,8 +31,13 @@ mkdir -p "$build/corpus-new"
 cd "$build" || exit 1
 # -detect_leaks=1 is libFuzzer's default with ASan; a leak fails the run like a crash.
 "$build/fuzz_service" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-  -print_final_stats=1 -detect_leaks=1 "$@" "$build/corpus-new" "$here/corpus" 2>&1 |
-  grep -v "^fuzz seed cluster" | tail -40
-rc=${PIPESTATUS[0]}
-[ "$rc" -eq 0 ] || echo "FAIL: fuzz_service exited $rc (crash artifacts in $build)"
-exit "$rc"
+  -print_final_stats=1 -detect_leaks=1 "$@" "$build/corpus-new" "$here/corpus" \
+  >"$build/fuzz.log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ]; then
+  grep -v '^fuzz seed cluster' "$build/fuzz.log" | tail -80
+  echo "FAIL: fuzz_service exited $rc (log: $build/fuzz.log; crash-*/leak-* inputs in $build)"
+  exit "$rc"
+fi
+grep -E 'INITED|DONE|^Done|^stat::' "$build/fuzz.log"
+echo "fuzz_service: no crash, leak or sanitizer report (log: $build/fuzz.log)"
