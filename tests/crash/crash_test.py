@@ -41,6 +41,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -75,14 +76,15 @@ class Cluster:
         self.reposted = None  # OTHER's message, reposted by the author
         self.kill_points = {}  # where the kills landed (classify)
 
-    def cmd(self, name, *args, connect=None):
+    def cmd(self, name, *args, connect=None, timeout=4000):
         argv = [os.path.join(self.bin, name), "--data", self.data]
         if connect:
-            argv += ["--connect", connect, "--timeout", "4000"]
+            argv += ["--connect", connect, "--timeout", str(timeout)]
         return argv + list(args)
 
-    def run(self, name, *args, connect=None, want=0):
-        p = subprocess.run(self.cmd(name, *args, connect=connect), capture_output=True, text=True)
+    def run(self, name, *args, connect=None, want=0, timeout=4000):
+        p = subprocess.run(self.cmd(name, *args, connect=connect, timeout=timeout),
+                           capture_output=True, text=True)
         if want is not None and p.returncode != want:
             raise RuntimeError("%s %s exited %d: %s" % (name, " ".join(args), p.returncode,
                                                           p.stderr.strip()))
@@ -129,7 +131,9 @@ class Cluster:
                                      "user_id = ? AND type = 1 AND follow_id = ?", (user, AUTHOR)))
 
     # -- setup: users and follows through weibo-bench's replay (fast, synchronous=OFF)
-    def setup(self, work):
+    def make_graph(self, work):
+        """The users and follows, through weibo-bench's replay (fast: synchronous=OFF).
+        Returns the cluster's directory. No post is made, so it suits every feed mode."""
         trace = os.path.join(work, "setup.jsonl")
         with open(trace, "w") as f:
             for name in ["author", "other"] + ["churn%d" % u for u in CHURN] + \
@@ -140,13 +144,24 @@ class Cluster:
             for u in self.other_fans:
                 f.write(json.dumps({"op": "follow", "args": {"user": str(u), "target": "2"}}) + "\n")
         root = os.path.join(work, "bench")
-        p = subprocess.run([os.path.join(self.bin, "weibo-bench"), "replay", "--feed", self.feed,
+        p = subprocess.run([os.path.join(self.bin, "weibo-bench"), "replay", "--feed", "push",
                             "--shards", str(SHARDS), "--raw-txns", "0",
-                            "--celebrity-threshold", "10000", "--inbox-cap", "800", "--data", root, trace],
-                           capture_output=True, text=True)
+                            "--celebrity-threshold", "10000", "--inbox-cap", "800",
+                            "--data", root, trace], capture_output=True, text=True)
         if p.returncode != 0:
             raise RuntimeError("weibo-bench replay: " + p.stderr)
-        self.data = os.path.join(root, self.feed)
+        return os.path.join(root, "push")
+
+    def setup(self, work, template=None):
+        """A copy of the template graph (made here when there is none) in this feed mode."""
+        self.data = os.path.join(work, "shards")
+        shutil.copytree(template or self.make_graph(work), self.data)
+        config = os.path.join(self.data, "cluster.json")
+        with open(config) as f:
+            j = json.load(f)
+        j["feed"] = self.feed
+        with open(config, "w") as f:
+            json.dump(j, f, indent=2)
         out = self.run("weibo-post", "--json", "-u", str(OTHER), "the message the author reposts")
         self.reposted = int(json.loads(out.stdout)["id"])
         for i in range(3):
@@ -179,10 +194,12 @@ class Cluster:
     # -- the checks after a batch
     def verify(self, label, connect=None):
         t0 = time.monotonic()
-        w = self.run("weibo-worker", "--once", "--json", connect=connect, want=None)
+        # Through the daemon: long attempts, as fsck of a big cluster under ASan takes seconds.
+        w = self.run("weibo-worker", "--once", "--json", connect=connect, want=None,
+                     timeout=240000)
         check(w.returncode == 0, "%s: weibo-worker --once exited %d: %s" %
               (label, w.returncode, w.stderr.strip()))
-        f = self.run("weibo-fsck", "--json", connect=connect, want=None)
+        f = self.run("weibo-fsck", "--json", connect=connect, want=None, timeout=240000)
         report = json.loads(f.stdout) if f.stdout.strip() else {}
         violations = report.get("violations", ["no report: " + f.stderr])
         check(f.returncode == 0 and report.get("ok") is True and violations == [],
@@ -470,7 +487,24 @@ def main():
     ap.add_argument("--batch", type=int, default=25)
     ap.add_argument("--followers", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=int(os.environ.get("WEIBO_CRASH_SEED", "0")))
+    ap.add_argument("--make-template", metavar="DIR",
+                    help="only build the users and follows into DIR (a ctest fixture)")
+    ap.add_argument("--template", metavar="DIR", help="start each mode from a copy of DIR")
     args = ap.parse_args()
+    if args.make_template:
+        shutil.rmtree(args.make_template, ignore_errors=True)
+        os.makedirs(args.make_template)
+        t0 = time.monotonic()
+        graph = Cluster(args.bin, None, "push", args.followers).make_graph(args.make_template)
+        os.rename(graph, os.path.join(args.make_template, "shards"))
+        shutil.rmtree(os.path.join(args.make_template, "bench"))
+        print("template: %d followers over %d shards in %.1f s" %
+              (args.followers, SHARDS, time.monotonic() - t0))
+        return 0
+    template = os.path.join(args.template, "shards") if args.template else None
+    if template and not os.path.isdir(template):
+        print("FAIL no template in %s (run with --make-template first)" % args.template)
+        return 1
     seed = args.seed or random.SystemRandom().randrange(1, 2**31)
     print("seed %d (rerun the same kill schedule: --seed %d or WEIBO_CRASH_SEED=%d)" %
           (seed, seed, seed), flush=True)
@@ -484,7 +518,7 @@ def main():
         with tempfile.TemporaryDirectory(prefix="weibo-crash-", dir=base) as work:
             c = Cluster(args.bin, None, feed, args.followers)
             t0 = time.monotonic()
-            c.setup(work)
+            c.setup(work, template)
             print("%s: %d followers over %d shards set up in %.1f s" %
                   (feed, args.followers, SHARDS, time.monotonic() - t0), flush=True)
             writer_kills(c, rng, args.writer, args.batch)
