@@ -12,11 +12,13 @@
 // author's own shard are delivered in the fanout's own transaction. A delivery inserts
 // only while the reader still follows the author (msg_index.h), and a second delivery of the
 // same post is a no-op (the inbox key), so replays and races duplicate nothing. purge and
-// undeliver undo it for a deleted message the same way.
+// undeliver undo it for a deleted message the same way, and undeliver records the message
+// in msg_deleted so that a delivery applied after it (left pending by a crash) adds nothing.
 #include <map>
 
 #include "flows/flows.h"
 #include "flows/message.h"
+#include "tables/msg_deleted.h"
 #include "tables/msg_index.h"
 #include "tables/user_relation.h"
 
@@ -90,6 +92,8 @@ void ApplyPurge(Context& ctx, Shard& shard, const Json& p) {
 
 void ApplyUndeliver(Context&, Shard& target, const Json& p) {
   int64_t msg_id = p.at("msg_id").get<int64_t>();
+  // A delivery or merge of this message still pending (a crash) must add nothing later.
+  RecordMsgDeleted(target, msg_id);
   for (const auto& user : p.at("users")) DeleteInbox(target, user.get<int64_t>(), msg_id);
 }
 

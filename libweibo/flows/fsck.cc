@@ -4,7 +4,8 @@
 //   integrity     PRAGMA integrity_check of every shard
 //   outbox        no job is pending (repair first applies them all, which is how a crash
 //                 in mid-flow is finished)
-//   relation      (A, B, 1) on shard(A) <=> (B, A, 0) on shard(B)
+//   relation      (A, B, 1) on shard(A) <=> (B, A, 0) on shard(B); no msg_msg_relation row
+//                 of a deleted comment or repost
 //   user_counts   follow_count, fans_count, msg_count = a recount of their rows
 //   counters      every message has one counter row; comment_count / transfer_count = its
 //                 relation rows; commented/transferred cover every page_index handed out
@@ -71,7 +72,7 @@ Snapshot Load(Context& ctx) {
 
 class Checker {
  public:
-  Checker(Context& ctx, bool repair) : ctx_(ctx), repair_(repair) {}
+  Checker(Context&, bool repair) : repair_(repair) {}
 
   // Reports one violation; runs fix in a write transaction on shard when repairing.
   template <typename Fix>
@@ -88,7 +89,6 @@ class Checker {
   Json violations() const { return violations_; }
 
  private:
-  Context& ctx_;
   bool repair_;
   Json violations_ = Json::array();
 };
@@ -115,14 +115,25 @@ void CheckRelations(Context& ctx, Checker& c, const Snapshot& s) {
   for (const auto& [user, other, type] : s.relations) {
     int64_t twin_type = type == kFollowing ? kFan : kFollowing;
     if (s.relations.count({other, user, twin_type})) continue;
+    int64_t a = user, b = other;  // lambdas cannot capture structured bindings in C++17
     if (type == kFollowing) {
       int64_t time = s.relation_time.at({user, other, type});
-      c.Violation("relation", "user " + S(user) + " follows " + S(other) + " but the fan row is missing",
-                  shards.ForUser(other), [&](Shard& sh) { InsertRelation(sh, other, user, kFan, time); });
+      c.Violation("relation",
+                  "user " + S(user) + " follows " + S(other) + " but the fan row is missing",
+                  shards.ForUser(other), [&](Shard& sh) { InsertRelation(sh, b, a, kFan, time); });
     } else {
       c.Violation("relation", "user " + S(other) + " is a fan of " + S(user) + " without following",
-                  shards.ForUser(user), [&](Shard& sh) { DeleteRelation(sh, user, other, kFan); });
+                  shards.ForUser(user), [&](Shard& sh) { DeleteRelation(sh, a, b, kFan); });
     }
+  }
+  // A comment or repost that was deleted takes its relation row with it (ref_remove).
+  for (const auto& r : s.msg_relations) {
+    if (s.msgs.count(r.reference_msg_id)) continue;
+    c.Violation("relation",
+                std::string(r.type == kComment ? "comment " : "repost ") + S(r.reference_msg_id) +
+                    " of message " + S(r.referenced_msg_id) + " was deleted but is still listed",
+                shards.ForMsg(r.referenced_msg_id),
+                [&](Shard& sh) { DeleteMsgRelation(sh, r.reference_id, r.reference_msg_id); });
   }
 }
 
@@ -134,11 +145,13 @@ void CheckUserCounts(Context& ctx, Checker& c, const Snapshot& s) {
   for (const auto& [id, m] : s.msgs) ++recount[m.user_id][0];
   for (const auto& [id, u] : s.users) {
     const auto& r = recount[id];
+    int64_t user = id;
     if (u.msg_count == r[0] && u.fans_count == r[1] && u.follow_count == r[2]) continue;
     c.Violation("user_counts",
                 "user " + S(id) + " has msg/fans/follow " + S(u.msg_count) + "/" + S(u.fans_count) +
-                    "/" + S(u.follow_count) + ", rows say " + S(r[0]) + "/" + S(r[1]) + "/" + S(r[2]),
-                shards.ForUser(id), [&](Shard& sh) { SetUserCounts(sh, id, r[0], r[1], r[2]); });
+                    "/" + S(u.follow_count) + ", rows say " + S(r[0]) + "/" + S(r[1]) + "/" +
+                    S(r[2]),
+                shards.ForUser(id), [&](Shard& sh) { SetUserCounts(sh, user, r[0], r[1], r[2]); });
   }
 }
 
@@ -154,11 +167,12 @@ void CheckCounters(Context& ctx, Checker& c, const Snapshot& s) {
     v[slot] = std::max(v[slot], need);
   }
   for (const auto& [id, m] : s.msgs) {
+    int64_t msg_id = id;
     Shard& shard = ctx.shards().ForMsg(id);
     auto it = s.counters.find(id);
     if (it == s.counters.end()) {
       c.Violation("counters", "message " + S(id) + " has no counter row", shard,
-                  [&](Shard& sh) { InitCounter(sh, id); });
+                  [&](Shard& sh) { InitCounter(sh, msg_id); });
       continue;
     }
     CounterRow want = it->second;
@@ -178,10 +192,12 @@ void CheckCounters(Context& ctx, Checker& c, const Snapshot& s) {
                     S(want.transferred),
                 shard, [&](Shard& sh) { SetCounter(sh, want); });
   }
-  for (const auto& [id, counter] : s.counters)
+  for (const auto& [id, counter] : s.counters) {
+    int64_t missing = id;
     if (!s.msgs.count(id))
       c.Violation("counters", "counter row of missing message " + S(id), ctx.shards().ForMsg(id),
-                  [&](Shard& sh) { DeleteCounter(sh, id); });
+                  [&](Shard& sh) { DeleteCounter(sh, missing); });
+  }
 }
 
 void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {

@@ -6,9 +6,12 @@
 // the increment. ref_remove: delete the relation row and, only if there was one, the kept
 // count - 1; the *_ed counts never drop, so the next comment still gets the next number.
 // If msg_b was deleted meanwhile its counter row is gone: the relation row is still kept
-// (page 0 unless counted), so the comment shows "deleted by its author".
+// (page 0 unless counted), so the comment shows "deleted by its author". ref_remove records
+// the comment or repost in msg_deleted first, so a ref_add of it that a crash left pending
+// and that arrives later adds no relation row and no count.
 #include "flows/flows.h"
 #include "tables/msg_counter.h"
+#include "tables/msg_deleted.h"
 #include "tables/msg_msg_relation.h"
 
 namespace weibo {
@@ -22,6 +25,9 @@ void ApplyRefAdd(Context& ctx, Shard& target, const Json& p) {
   rel.referenced_msg_id = p.at("referenced_msg_id").get<int64_t>();
   rel.time = p.at("time").get<int64_t>();
   if (GetMsgRelation(target, rel.reference_id, rel.reference_msg_id)) return;
+  // The comment or repost was deleted and its ref_remove came first (a crash left this
+  // job pending): nothing to add.
+  if (MsgDeleted(target, rel.reference_msg_id)) return;
   CounterRow delta;
   delta.msg_id = rel.referenced_msg_id;
   if (rel.type == kComment)
@@ -38,6 +44,7 @@ void ApplyRefAdd(Context& ctx, Shard& target, const Json& p) {
 
 void ApplyRefRemove(Context&, Shard& target, const Json& p) {
   int type = p.at("type").get<int>();
+  RecordMsgDeleted(target, p.at("reference_msg_id").get<int64_t>());
   if (!DeleteMsgRelation(target, p.at("reference_id").get<int64_t>(),
                          p.at("reference_msg_id").get<int64_t>()))
     return;

@@ -63,6 +63,11 @@ CREATE TABLE inbox_floor(user_id INTEGER PRIMARY KEY, floor_msg_id INTEGER NOT N
     R"sql(
 ALTER TABLE user_info ADD COLUMN pulled INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 4: deleted messages a shard has heard of (tables/msg_deleted.h), so that a delivery,
+    // inbox merge or ref_add a crash left pending adds nothing once its message is gone.
+    R"sql(
+CREATE TABLE msg_deleted(msg_id INTEGER PRIMARY KEY);
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);

@@ -22,9 +22,11 @@ void InsertInbox(Shard& shard, const InboxRow& r) {
 
 void DeliverInbox(Shard& shard, const InboxRow& r) {
   shard
-      .Query("INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
-             "SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM user_relation "
-             "WHERE user_id = ?1 AND type = 1 AND follow_id = ?3)")
+      .Query(
+          "INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
+          "SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM user_relation "
+          "WHERE user_id = ?1 AND type = 1 AND follow_id = ?3) "
+          "AND NOT EXISTS (SELECT 1 FROM msg_deleted WHERE msg_id = ?2)")
       .Bind(1, r.user_id)
       .Bind(2, r.msg_id)
       .Bind(3, r.author_id)

@@ -29,7 +29,8 @@ struct InboxRow {
 
 void InsertInbox(Shard& shard, const InboxRow& row);
 // Inserts only while the reader still follows the author (user_relation type 1, on the
-// same shard): a delivery that races an unfollow cannot resurrect the author's posts.
+// same shard) and the message is not known deleted (msg_deleted, on the same shard): a
+// delivery that races an unfollow, or arrives after the message's purge, adds nothing.
 void DeliverInbox(Shard& shard, const InboxRow& row);
 void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id);
 void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author);

@@ -1,8 +1,10 @@
 // daemon_probe: a hostile and a careful client of weibod, written against the protocol of
 // man/weibod.1 with raw frames (it does not use libweibo's own client code).
 //
-//   daemon_probe hostile ENDPOINT   garbage frames, oversize and deep messages, invalid
-//                                   UTF-8, bad fields, unknown op, missing args, raw TCP
+//   daemon_probe hostile ENDPOINT   garbage frames, oversize and deep messages (arrays and
+//                                   objects), invalid UTF-8 (in strings, keys, the op),
+//                                   huge numbers, wrong argument types, bad fields,
+//                                   unknown op, missing args, raw TCP
 //                                   garbage: each gets its error reply (or, when oversize,
 //                                   a disconnect), and the next valid request is answered
 //   daemon_probe dedup ENDPOINT     the same post id sent twice, on two sockets, creates
@@ -12,8 +14,10 @@
 //                                   endpoint, drops the first two requests, answers the
 //                                   third; checks the three are the same bytes (same id)
 //                                   from three different sockets
-//   daemon_probe drain ENDPOINT PID 300 pipelined requests, SIGTERM to PID as the first
-//                                   reply arrives: every request is still answered
+//   daemon_probe drain ENDPOINT PID 300 pipelined requests (60 posts, 240 fsck), SIGTERM
+//                                   to PID as the first reply arrives: every request is
+//                                   still answered, every post ok (probe.sh then checks
+//                                   that exactly those posts were made)
 //
 // Prints one line per check; exits 0 when all pass, 1 otherwise.
 #include <arpa/inet.h>
@@ -152,6 +156,40 @@ int Hostile(const std::string& endpoint) {
               {R"({"id":"d","op":"user_list","args":{"x":)" + Nested(40) + "}}"},
               "request_too_large");  // refused before parsing: the id is not read
   ExpectError(context, endpoint, "JSON nested 100000 deep", {Nested(100000)}, "request_too_large");
+  ExpectError(context, endpoint, "JSON objects nested 50000 deep", {[] {
+                std::string s;
+                for (int i = 0; i < 50000; ++i) s += "{\"\":";
+                return s + "1" + std::string(50000, '}');
+              }()},
+              "request_too_large");
+  ExpectError(context, endpoint, "brackets inside a string do not count as depth",
+              {R"({"id":"sd","op":"user_list","args":{"x":")" + std::string(1000, '[') + "\"}}"},
+              "invalid_request", "sd");
+  ExpectError(context, endpoint, "invalid UTF-8 in a key",
+              {"{\"id\":\"k\",\"op\":\"user_list\",\"args\":{\"\xed\xa0\x80\":1}}"},
+              "invalid_request");
+  ExpectError(context, endpoint, "invalid UTF-8 in the op",
+              {"{\"id\":\"k\",\"op\":\"post\xc3\",\"args\":{}}"}, "invalid_request");
+  ExpectError(context, endpoint, "a number too big for a user id",
+              {R"({"id":"h1","op":"user_show","args":{"user":18446744073709551616}})"},
+              "invalid_argument", "h1");
+  // nlohmann/json refuses a number out of double's range as a syntax error: the id is lost.
+  ExpectError(context, endpoint, "1e400 as a count",
+              {R"({"id":"h2","op":"timeline","args":{"user":"1","count":1e400}})"},
+              "invalid_request");
+  ExpectError(context, endpoint, "a 30-digit message id",
+              {R"({"id":"h3","op":"show","args":{"msg":"999999999999999999999999999999"}})"},
+              "invalid_argument", "h3");
+  ExpectError(context, endpoint, "a negative page",
+              {R"({"id":"h4","op":"comments","args":{"msg":"1","page":-1}})"}, "invalid_argument",
+              "h4");
+  ExpectError(context, endpoint, "wrong argument types",
+              {R"({"id":"w","op":"post","args":{"user":["1"],"content":{"a":1}}})"},
+              "invalid_argument", "w");
+  ExpectError(context, endpoint, "a flag given as a string",
+              {R"({"id":"w2","op":"fsck","args":{"repair":"yes"}})"}, "invalid_argument", "w2");
+  ExpectError(context, endpoint, "missing args of follow",
+              {R"({"id":"m3","op":"follow","args":{}})"}, "invalid_request", "m3");
   // 32 levels are allowed: the request reaches argument validation.
   ExpectError(context, endpoint, "JSON nested 32 deep (allowed)",
               {R"({"id":"d32","op":"user_list","args":{"x":)" + Nested(30) + "}}"},
@@ -261,15 +299,37 @@ int Drain(const std::string& endpoint, pid_t daemon) {
   constexpr int kRequests = 300;  // answered well within the 2 s drain, even under ASan
   zmq::context_t context;
   Client c(context, endpoint);
+  Json added = c.Ask(R"({"id":"add","op":"user_add","args":{"name":"drainer"}})");
+  Check(added.value("ok", false), "user @drainer added");
+  // Every fifth request a post (a write in flight at the signal), the others fsck.
   for (int i = 0; i < kRequests; ++i)
-    c.Send({R"({"id":"q)" + std::to_string(i) + R"(","op":"fsck"})"});
-  int before = 0, after = 0;
-  if (c.Receive(5000)) ++before;
+    c.Send({i % 5 == 0 ? R"({"id":"p)" + std::to_string(i) +
+                             R"(","op":"post","args":{"user":"@drainer","content":"in flight"}})"
+                       : R"({"id":"q)" + std::to_string(i) + R"(","op":"fsck"})"});
+  int before = 0, after = 0, posted = 0;
+  auto count = [&](const std::vector<std::string>& frames) {
+    Json j = Json::parse(frames.back(), nullptr, false);
+    if (j.is_object() && j.value("ok", false) && j["id"].is_string() &&
+        j["id"].get<std::string>()[0] == 'p')
+      ++posted;
+  };
+  if (auto r = c.Receive(5000)) {
+    ++before;
+    count(*r);
+  }
   kill(daemon, SIGTERM);
-  while (before + after < kRequests && c.Receive(5000)) ++after;
+  while (before + after < kRequests) {
+    auto r = c.Receive(5000);
+    if (!r) break;
+    ++after;
+    count(*r);
+  }
   Check(before + after == kRequests, "SIGTERM while busy: " + std::to_string(before + after) +
                                          " of " + std::to_string(kRequests) + " answered, " +
                                          std::to_string(after) + " after the signal");
+  Check(posted == kRequests / 5, std::to_string(posted) + " posts answered ok");
+  // probe.sh checks @drainer's msg_count against this once the daemon has exited.
+  std::cout << "posts answered ok: " << posted << std::endl;
   return failures == 0 ? 0 : 1;
 }
 

@@ -10,7 +10,8 @@
 #            meets the size limit
 #   dedup    retry dedup of a post
 #   rate     with --rate 5
-#   drain    with --rate 0; the probe itself sends the SIGTERM
+#   drain    with --rate 0; the probe itself sends the SIGTERM, then the posts it had in
+#            flight must all have been made
 set -u
 WEIBO_BIN=$1 probe=$2 mode=$3
 shift 3
@@ -20,10 +21,18 @@ trap 'stop_daemon; rm -rf "$work"' EXIT
 "$WEIBO_BIN/weibo-init" --data "$work/shards" --shards 4 >/dev/null || fail "weibo-init"
 DAEMON_LOG=$work/weibod.log
 start_daemon "$work/shards" "$@"
-"$probe" "$mode" "$ENDPOINT" "$DAEMON_PID" || fail "$mode checks (above)"
+"$probe" "$mode" "$ENDPOINT" "$DAEMON_PID" | tee "$work/probe.out"
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "$mode checks (above)"
 if [ "$mode" = drain ]; then
   pid=$DAEMON_PID DAEMON_PID=
   wait "$pid" || fail "weibod exited $? after SIGTERM"
+  # The writes in flight at the signal were answered and made, each exactly once.
+  answered=$(sed -n 's/^posts answered ok: //p' "$work/probe.out")
+  made=$("$WEIBO_BIN/weibo-user" --data "$work/shards" show @drainer --json |
+    sed -n 's/.*"msg_count":\([0-9]*\).*/\1/p')
+  [ -n "$answered" ] && [ "$made" = "$answered" ] ||
+    fail "posts answered ok: '$answered', msg_count of @drainer: '$made'"
+  echo "ok   $made posts in flight at SIGTERM: answered and made once"
 else
   kill -0 "$DAEMON_PID" || fail "weibod died"
   stop_daemon || fail "weibod exited $? after SIGTERM"

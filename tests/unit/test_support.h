@@ -290,11 +290,14 @@ inline std::string DumpCluster(const std::string& dir, int shards, bool jobs = t
       "SELECT * FROM msg_counter ORDER BY msg_id",
       "SELECT * FROM msg_msg_relation ORDER BY reference_id, reference_msg_id",
       "SELECT * FROM msg_seq ORDER BY low8",
+      "SELECT * FROM inbox_floor ORDER BY user_id",
+      "SELECT * FROM msg_deleted ORDER BY msg_id",
       "SELECT * FROM meta WHERE key != 'cluster_id' ORDER BY key",
   };
   static const char* const kJobs[] = {
       "SELECT * FROM outbox ORDER BY job_id",
       "SELECT * FROM job_applied ORDER BY job_id",
+      "SELECT * FROM sqlite_sequence ORDER BY name",
   };
   std::string out;
   for (int i = 0; i < shards; ++i) {

@@ -127,6 +127,22 @@ TEST_CASE("fsck: finds a planted half-follow, and one --repair fixes it with its
   RequireFoundAndRepaired(w, "relation");
 }
 
+TEST_CASE("fsck: finds the relation row of a deleted comment or repost, --repair drops it") {
+  // What a ref_add applied after its comment's ref_remove used to leave behind (jobs_test):
+  // a listed comment that no longer exists, counted in comment_count.
+  World w;
+  int64_t gone = w.c1 + 1000000;  // an id no message has
+  w.Db(w.m).Exec("INSERT INTO msg_msg_relation VALUES (" + S(w.b) + ", " + S(gone) + ", " + S(w.a) +
+                 ", " + S(w.m) + ", 1, 0, 0)");
+  w.Db(w.m).Exec("UPDATE msg_counter SET comment_count = comment_count + 1 WHERE msg_id = " +
+                 S(w.m));
+  RequireFoundAndRepaired(w, "relation");
+  auto page = w.c.CommentPage(w.m, 0);
+  std::sort(page.begin(), page.end());
+  REQUIRE(page == std::vector<int64_t>{std::min(w.c1, w.c2), std::max(w.c1, w.c2)});
+  REQUIRE(w.c.Counts(w.m).at("comments") == 2);
+}
+
 TEST_CASE("fsck --repair restores the exact values") {
   World w;
   w.Db(w.a).Exec("UPDATE user_info SET msg_count = 99, fans_count = 7 WHERE user_id = 1");

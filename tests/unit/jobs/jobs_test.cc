@@ -102,7 +102,8 @@ TEST_CASE("jobs: with --async, writes leave pending jobs in the outbox") {
   c.SetDrain(false);
   c.AddUser("alice");
   int64_t pending = 0;
-  for (int s = 0; s < 4; ++s) pending += RawDb(c.ShardPath(s)).Int("SELECT count(*) FROM outbox WHERE state = 0");
+  for (int s = 0; s < 4; ++s)
+    pending += RawDb(c.ShardPath(s)).Int("SELECT count(*) FROM outbox WHERE state = 0");
   REQUIRE(pending == 1);
   REQUIRE(c.CodeOf("user_show", {{"user", 1}}) == Code::kNotFound);  // not created yet
   ShardSet set(c.dir(), nullptr);
@@ -135,6 +136,42 @@ TEST_CASE("jobs: applying a job twice (state reset to pending) changes nothing t
 
   // Exactly the state of the same writes drained one by one.
   Cluster drained(ClusterOptions{4, feed, 2});
+  Scenario(drained, [] {});
+  REQUIRE(DumpCluster(c.dir(), 4, false) == DumpCluster(drained.dir(), 4, false));
+}
+
+TEST_CASE(
+    "jobs: every kind applied twice, with a one-row inbox cap and a low celebrity threshold") {
+  // The same replay as above where the handlers' other branches run: merges that raise
+  // the inbox floor (cap 1) and, in hybrid, an author who becomes pulled (threshold 2).
+  std::string feed = GENERATE("push", "hybrid");
+  auto config = [](Json& j) {
+    j["inbox_cap"] = 1;
+    j["celebrity_threshold"] = 2;
+  };
+  Cluster c(ClusterOptions{4, feed, 2});
+  c.EditConfig(config);
+  c.SetDrain(false);
+  std::vector<std::string> kinds;
+  Scenario(c, [&] {
+    auto more = ApplyAllTwice(c, Replay::kResetState);
+    kinds.insert(kinds.end(), more.begin(), more.end());
+  });
+  // In hybrid both authors are pulled from their second fan on: no fan-out to replay.
+  for (const char* kind : {"user_create", "fan_add", "fan_remove", "inbox_merge", "fanout",
+                           "deliver", "purge", "undeliver", "ref_add", "ref_remove"}) {
+    bool fanout = std::string(kind) == "fanout" || std::string(kind) == "deliver" ||
+                  std::string(kind) == "undeliver";
+    INFO(kind);
+    if (feed == "push" || !fanout) CHECK(std::count(kinds.begin(), kinds.end(), kind) > 0);
+  }
+  int64_t floors = 0;  // full merges (cap 1) raised some reader's floor
+  for (int s = 0; s < 4; ++s)
+    floors += RawDb(c.ShardPath(s)).Int("SELECT count(*) FROM inbox_floor");
+  CHECK(floors > 0);
+  REQUIRE(c.Fsck().at("ok") == true);
+  Cluster drained(ClusterOptions{4, feed, 2});
+  drained.EditConfig(config);
   Scenario(drained, [] {});
   REQUIRE(DumpCluster(c.dir(), 4, false) == DumpCluster(drained.dir(), 4, false));
 }
@@ -187,6 +224,111 @@ TEST_CASE("jobs: a job's effect and its done mark commit together on one shard")
   REQUIRE(db.Int("SELECT count(*) FROM job_applied WHERE job_id = " +
                  std::to_string(pending[0].global_id())) == 1);
   REQUIRE(db.Int("SELECT count(*) FROM msg_index WHERE user_id = 2") == 1);
+}
+
+}  // namespace
+}  // namespace weibo
+
+namespace weibo {
+namespace {
+
+// Applies the pending jobs of one kind on every shard, and only those: a worker that
+// crashed after these and before the rest.
+int ApplyPendingOfKind(Cluster& c, const std::string& kind) {
+  ShardSet set(c.dir(), nullptr);
+  Context ctx(set, Clock(test::kNow));
+  int n = 0;
+  for (int s = 0; s < c.shards(); ++s)
+    for (const JobRow& row : PendingJobs(set.At(s), 1000))
+      if (row.kind == kind && ApplyJob(ctx, row)) ++n;
+  return n;
+}
+
+int64_t InboxRows(Cluster& c, int64_t user, int64_t msg) {
+  return RawDb(c.ShardPath(static_cast<int>(user % c.shards())))
+      .Int("SELECT count(*) FROM msg_index WHERE user_id = " + std::to_string(user) +
+           " AND msg_id = " + std::to_string(msg));
+}
+
+TEST_CASE(
+    "jobs: a delivery left pending by a crash, applied after the post's purge, adds nothing") {
+  // The writer of a post is killed in mid fan-out: the fanout job ran and left one deliver
+  // job per follower shard pending. The author deletes the post (its purge and undeliver
+  // jobs are drained by the delete), and only then does a worker apply the old delivery.
+  Cluster c(ClusterOptions{4, "push"});
+  int64_t alice = c.AddUser("alice"), bob = c.AddUser("bob");  // shards 1 and 2
+  c.Follow(bob, alice);
+  c.SetDrain(false);
+  int64_t msg = c.Post(alice, "deleted before it reached bob");
+  REQUIRE(ApplyPendingOfKind(c, "fanout") == 1);
+  REQUIRE(InboxRows(c, bob, msg) == 0);  // the deliver job to bob's shard is pending
+  c.SetDrain(true);
+  c.Delete(alice, msg);
+  ShardSet set(c.dir(), nullptr);
+  Context ctx(set, Clock(test::kNow));
+  REQUIRE(DrainAllPending(ctx) == 1);  // the stale deliver job
+  CHECK(InboxRows(c, bob, msg) == 0);
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+  // A later post still reaches bob.
+  int64_t next = c.Post(alice, "after");
+  CHECK(InboxRows(c, bob, next) == 1);
+}
+
+TEST_CASE("jobs: an inbox merge left pending by a crash, applied after a purge, adds nothing") {
+  // bob follows alice; the fan_add ran on alice's shard and snapshotted her posts into an
+  // inbox_merge job for bob's shard, then the process died. alice deletes the post (the
+  // purge reaches bob: his fan row exists), and a worker applies the old merge afterwards.
+  Cluster c(ClusterOptions{4, "push"});
+  int64_t alice = c.AddUser("alice"), bob = c.AddUser("bob");
+  int64_t kept = c.Post(alice, "kept");
+  int64_t msg = c.Post(alice, "deleted before the merge reached bob");
+  c.SetDrain(false);
+  c.Follow(bob, alice);
+  REQUIRE(ApplyPendingOfKind(c, "fan_add") == 1);
+  c.SetDrain(true);
+  c.Delete(alice, msg);
+  ShardSet set(c.dir(), nullptr);
+  Context ctx(set, Clock(test::kNow));
+  REQUIRE(DrainAllPending(ctx) == 1);  // the stale inbox_merge job
+  CHECK(InboxRows(c, bob, msg) == 0);
+  CHECK(InboxRows(c, bob, kept) == 1);
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+}
+
+TEST_CASE(
+    "jobs: a ref_add left pending by a crash, applied after its repost's deletion, adds nothing") {
+  // bob's repost of alice's message committed, and the process died before the ref_add on
+  // alice's shard. bob deletes the repost (its ref_remove finds no relation row yet), and
+  // then a worker applies the old ref_add: it must not count or list the deleted repost.
+  std::string kind = GENERATE("repost", "comment");
+  Cluster c(ClusterOptions{4, "push"});
+  int64_t alice = c.AddUser("alice"), bob = c.AddUser("bob");
+  int64_t msg = c.Post(alice, "reposted");
+  c.SetDrain(false);
+  int64_t ref =
+      kind == "repost" ? c.Repost(bob, msg, "gone soon") : c.Comment(bob, msg, "gone soon");
+  c.SetDrain(true);
+  c.Delete(bob, ref);
+  ShardSet set(c.dir(), nullptr);
+  Context ctx(set, Clock(test::kNow));
+  REQUIRE(DrainAllPending(ctx) >= 1);  // the stale ref_add (and the repost's fanout)
+  RawDb db(c.ShardPath(static_cast<int>(alice % 4)));
+  CHECK(db.Int("SELECT count(*) FROM msg_msg_relation WHERE referenced_msg_id = " +
+               std::to_string(msg)) == 0);
+  Json counts = c.Counts(msg);
+  CHECK(counts.at("reposts") == 0);
+  CHECK(counts.at("comments") == 0);
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+  // The next one is counted and listed as usual.
+  int64_t next = kind == "repost" ? c.Repost(bob, msg) : c.Comment(bob, msg, "stays");
+  CHECK(db.Int("SELECT count(*) FROM msg_msg_relation WHERE reference_msg_id = " +
+               std::to_string(next)) == 1);
 }
 
 }  // namespace
