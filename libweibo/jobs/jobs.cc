@@ -1,6 +1,7 @@
 #include "jobs/jobs.h"
 
 #include "flows/flows.h"
+#include "jobs/transport.h"
 #include "storage/failure.h"
 
 namespace weibo {
@@ -35,8 +36,7 @@ JobHandler FindJobHandler(const std::string& kind) {
 
 bool ApplyJob(Context& ctx, const JobRow& job) {
   JobHandler handler = FindJobHandler(job.kind);
-  if (handler == nullptr)
-    Fail(Code::kStorageError, "outbox job of unknown kind " + job.kind);
+  if (handler == nullptr) Fail(Code::kStorageError, "outbox job of unknown kind " + job.kind);
   Shard& target = ctx.shards().At(job.target_shard);
   Shard& source = ctx.shards().At(job.source_shard);
   bool applied = false;
@@ -58,6 +58,33 @@ bool ApplyJob(Context& ctx, const JobRow& job) {
   return applied;
 }
 
+// --- cluster hook (jobs/transport.h; the transport itself is net/node.cc) ---------------
+// Without a transport this is ApplyJob. On a cluster node, a job for a shard another node
+// owns goes to the transport and is marked done here only once it was acknowledged.
+namespace {
+
+enum class Outcome { kApplied, kAlreadyDone, kStillPending };
+
+Outcome Dispatch(Context& ctx, const JobRow& job) {
+  JobTransport* transport = ctx.transport();
+  if (transport == nullptr || transport->Owns(job.target_shard))
+    return ApplyJob(ctx, job) ? Outcome::kApplied : Outcome::kAlreadyDone;
+  if (!transport->Deliver(job)) return Outcome::kStillPending;
+  Shard& source = ctx.shards().At(job.source_shard);
+  WriteTxn txn(source);
+  MarkJobDone(source, job.local_id);
+  txn.Commit();
+  return Outcome::kApplied;
+}
+
+// A node drains only the outboxes of the shards it owns.
+bool DrainsSource(Context& ctx, int shard) {
+  return ctx.transport() == nullptr || ctx.transport()->Owns(shard);
+}
+
+}  // namespace
+// --- end of the cluster hook ---------------------------------------------------------------
+
 int64_t DrainCreated(Context& ctx) {
   int64_t n = 0;
   auto& jobs = ctx.created_jobs();
@@ -66,7 +93,7 @@ int64_t DrainCreated(Context& ctx) {
     JobRow row;
     Shard& source = ctx.shards().At(jobs[i].shard);
     if (!GetJob(source, jobs[i].local_id, &row) || row.state != 0) continue;
-    if (ApplyJob(ctx, row)) ++n;
+    if (Dispatch(ctx, row) == Outcome::kApplied) ++n;
   }
   jobs.clear();
   return n;
@@ -74,12 +101,20 @@ int64_t DrainCreated(Context& ctx) {
 
 int64_t DrainAllPending(Context& ctx) {
   int64_t n = 0;
+  // Targets whose owner did not acknowledge a delivery: skipped until the next drain.
+  std::vector<bool> stuck(ctx.shards().count(), false);
   for (bool more = true; more;) {
     more = false;
     for (int i = 0; i < ctx.shards().count(); ++i) {
+      if (!DrainsSource(ctx, i)) continue;
       for (const JobRow& row : PendingJobs(ctx.shards().At(i), 256)) {
-        if (ApplyJob(ctx, row)) ++n;
-        more = true;
+        if (stuck[row.target_shard]) continue;
+        Outcome outcome = Dispatch(ctx, row);
+        if (outcome == Outcome::kApplied) ++n;
+        if (outcome == Outcome::kStillPending)
+          stuck[row.target_shard] = true;
+        else
+          more = true;
       }
     }
     n += DrainCreated(ctx);
