@@ -45,7 +45,12 @@ out=$("$WEIBO_BIN/weibo-cluster" --data "$data" up) || fail "up after kill"
 # down stops everything and forgets the cluster.
 pids="$(node_pid "$data" node0) $(node_pid "$data" node1) $(node_pid "$data" node2)"
 "$WEIBO_BIN/weibo-cluster" --data "$data" down || fail "down"
-for p in $pids; do kill -0 "$p" 2>/dev/null && fail "pid $p still runs after down"; done
+# (a daemon's parent is init, which may reap it a moment after it exits)
+running() { [ -n "$(ps -o stat= -p "$1" 2>/dev/null | grep -v Z)" ]; }
+for p in $pids; do
+  for _ in $(seq 50); do running "$p" || break; sleep 0.1; done
+  running "$p" && fail "pid $p still runs after down"
+done
 "$WEIBO_BIN/weibo-cluster" --data "$data" status >/dev/null 2>&1
 [ $? -eq 1 ] || fail "status after down should exit 1"
 echo "cluster lifecycle: ok"
