@@ -101,6 +101,11 @@ int64_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
   close(fds[1]);
   int64_t pid = -1;
   if (read(fds[0], &pid, sizeof pid) != sizeof pid) pid = -1;
+  // The grandchild holds the write end until its exec closes it (O_CLOEXEC): at EOF it
+  // runs weibod, so /proc shows it as one.
+  char byte;
+  while (read(fds[0], &byte, 1) > 0) {
+  }
   close(fds[0]);
   waitpid(child, nullptr, 0);
   return pid;

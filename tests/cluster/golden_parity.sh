@@ -70,6 +70,7 @@ name=$(basename "${scenario%.sh}")
 if ! cmp -s "$golden" "$WORK/transcript"; then
   echo "cluster parity $name: the transcript differs from the golden (--- golden, +++ cluster):" >&2
   diff -u --label "$golden" --label "through the broker" "$golden" "$WORK/transcript" >&2
+  [ -s "$home/up.log" ] && { echo "weibo-cluster up said:" >&2; cat "$home/up.log" >&2; }
   exit 1
 fi
 echo "cluster parity $name: ok"
