@@ -35,11 +35,14 @@ int Child(const std::string& endpoint, int writer, int writes, int first_target)
   for (int k = 0; k < writes; ++k) {
     weibo::Request r;
     if (k % 3 == 0) {
-      r = {"post", {{"user", writer}, {"content", "w" + std::to_string(writer) + " #" + std::to_string(k)}}};
+      r = {
+          "post",
+          {{"user", writer}, {"content", "w" + std::to_string(writer) + " #" + std::to_string(k)}}};
     } else if (k % 3 == 1) {
       r = {"follow", {{"user", writer}, {"target", first_target + k / 3}}};
     } else {
-      r = {"comment", {{"user", writer}, {"msg", first_post}, {"content", "c" + std::to_string(k)}}};
+      r = {"comment",
+           {{"user", writer}, {"msg", first_post}, {"content", "c" + std::to_string(k)}}};
     }
     auto result = ex->Execute(r);
     if (!result.ok()) {
@@ -115,8 +118,8 @@ int main(int argc, char** argv) {
   long long follows = 0;
   for (int k = 0; k < writes; ++k) follows += k % 3 == 1;
   follows *= procs;
-  std::cout << "writes present: " << writes_seen << " (want " << procs * writes << "), fans: " << fans
-            << " (want " << follows << ")\n";
+  std::cout << "writes present: " << writes_seen << " (want " << procs * writes
+            << "), fans: " << fans << " (want " << follows << ")\n";
   bool ok = failed == 0 && writes_seen == static_cast<long long>(procs) * writes && fans == follows;
   if (!ok) std::cerr << "FAIL\n";
   return ok ? 0 : 1;
