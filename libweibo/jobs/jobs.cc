@@ -77,6 +77,31 @@ Outcome Dispatch(Context& ctx, const JobRow& job) {
   return Outcome::kApplied;
 }
 
+// Delivers the jobs for other nodes' shards that one drain collected, all at once (their
+// owners apply them in parallel), and marks the acknowledged ones done.
+int64_t DeliverCollected(Context& ctx, std::vector<JobRow>* batch) {
+  if (batch->empty()) return 0;
+  std::vector<bool> acked;
+  ctx.transport()->DeliverBatch(*batch, &acked);
+  int64_t n = 0;
+  // One transaction per source shard marks its acknowledged jobs done.
+  std::vector<bool> marked(batch->size(), false);
+  for (size_t i = 0; i < batch->size() && i < acked.size(); ++i) {
+    if (!acked[i] || marked[i]) continue;
+    Shard& source = ctx.shards().At((*batch)[i].source_shard);
+    WriteTxn txn(source);
+    for (size_t j = i; j < batch->size() && j < acked.size(); ++j) {
+      if (!acked[j] || marked[j] || (*batch)[j].source_shard != (*batch)[i].source_shard) continue;
+      MarkJobDone(source, (*batch)[j].local_id);
+      marked[j] = true;
+      ++n;
+    }
+    txn.Commit();
+  }
+  batch->clear();
+  return n;
+}
+
 // A node drains only the outboxes of the shards it owns.
 bool DrainsSource(Context& ctx, int shard) {
   return ctx.transport() == nullptr || ctx.transport()->Owns(shard);
@@ -88,13 +113,18 @@ bool DrainsSource(Context& ctx, int shard) {
 int64_t DrainCreated(Context& ctx) {
   int64_t n = 0;
   auto& jobs = ctx.created_jobs();
+  std::vector<JobRow> remote;  // cluster: jobs for other nodes' shards, sent together
   // Handlers append to the same list while it is walked: index, not iterator.
   for (size_t i = 0; i < jobs.size(); ++i) {
     JobRow row;
     Shard& source = ctx.shards().At(jobs[i].shard);
     if (!GetJob(source, jobs[i].local_id, &row) || row.state != 0) continue;
-    if (Dispatch(ctx, row) == Outcome::kApplied) ++n;
+    if (ctx.transport() != nullptr && !ctx.transport()->Owns(row.target_shard))
+      remote.push_back(row);
+    else if (Dispatch(ctx, row) == Outcome::kApplied)
+      ++n;
   }
+  if (!remote.empty()) n += DeliverCollected(ctx, &remote);
   jobs.clear();
   return n;
 }

@@ -10,6 +10,8 @@
 #ifndef WEIBO_JOBS_TRANSPORT_H_
 #define WEIBO_JOBS_TRANSPORT_H_
 
+#include <vector>
+
 #include "tables/outbox.h"
 
 namespace weibo {
@@ -22,6 +24,12 @@ class JobTransport {
   virtual bool Owns(int shard) const = 0;
   // Sends a job whose target shard another node owns; true once that node acknowledged it.
   virtual bool Deliver(const JobRow& job) = 0;
+  // Sends several jobs at once (to one or more nodes) and waits for all the answers;
+  // (*acked)[i] tells whether jobs[i] was acknowledged. By default one Deliver each.
+  virtual void DeliverBatch(const std::vector<JobRow>& jobs, std::vector<bool>* acked) {
+    acked->clear();
+    for (const JobRow& job : jobs) acked->push_back(Deliver(job));
+  }
 };
 
 }  // namespace weibo

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <map>
 #include <set>
 #include <thread>
 #include <zmq.hpp>
@@ -152,12 +153,36 @@ class Node : public JobTransport {
   }
 
   bool Deliver(const JobRow& job) override {
-    const std::string tag = std::to_string(++next_tag_);
-    SendFrames(broker_, {"JOB", tag, JobToJson(job).dump()});
+    std::vector<bool> acked;
+    DeliverBatch({job}, &acked);
+    return acked[0];
+  }
+
+  // Sends every job, then waits (up to job_timeout_ms) for all their ACKs: the owners
+  // apply them in parallel. Meanwhile JOBs sent to this node are applied (two nodes
+  // delivering to each other never deadlock) and client requests wait in queue_.
+  void DeliverBatch(const std::vector<JobRow>& jobs, std::vector<bool>* acked) override {
+    acked->assign(jobs.size(), false);
+    std::map<std::string, size_t> waiting;  // tag -> index
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const std::string tag = std::to_string(++next_tag_);
+      SendFrames(broker_, {"JOB", tag, JobToJson(jobs[i]).dump()});
+      waiting[tag] = i;
+    }
     const auto deadline = SteadyClock::now() + std::chrono::milliseconds(options_.job_timeout_ms);
-    ++depth_;
-    bool acked = false;
-    while (SteadyClock::now() < deadline) {
+    while (!waiting.empty() && SteadyClock::now() < deadline) {
+      // ACKs a nested delivery (a JOB applied while waiting) read on this one's behalf.
+      for (auto it = waiting.begin(); it != waiting.end();) {
+        auto stray = stray_acks_.find(it->first);
+        if (stray == stray_acks_.end()) {
+          ++it;
+          continue;
+        }
+        (*acked)[it->second] = stray->second;
+        stray_acks_.erase(stray);
+        it = waiting.erase(it);
+      }
+      if (waiting.empty()) break;
       zmq::pollitem_t item{broker_.handle(), 0, ZMQ_POLLIN, 0};
       try {
         zmq::poll(&item, 1, std::chrono::milliseconds(kPollMs));
@@ -166,23 +191,27 @@ class Node : public JobTransport {
         throw;
       }
       Frames frames;
-      bool done = false;
-      while (!done && RecvFrames(broker_, &frames)) {
+      while (!waiting.empty() && RecvFrames(broker_, &frames)) {
         if (frames.size() >= 3 && frames[0] == "ACK") {
-          if (frames[1] != tag) continue;  // a late answer to an attempt given up on
           Json ack = Json::parse(frames[2], nullptr, false);
-          acked = ack.is_object() && ack.value("ok", false);
-          done = true;
+          bool ok = ack.is_object() && ack.value("ok", false);
+          auto it = waiting.find(frames[1]);
+          if (it == waiting.end()) {
+            // An outer delivery's (we are nested in it), or one given up on: kept for a
+            // while, bounded.
+            if (stray_acks_.size() > 10000) stray_acks_.clear();
+            stray_acks_[frames[1]] = ok;
+            continue;
+          }
+          (*acked)[it->second] = ok;
+          waiting.erase(it);
         } else if (frames.size() >= 3 && frames[0] == "JOB") {
           AnswerJob(frames[1], frames[2]);
         } else {
           queue_.push_back(std::move(frames));  // a client request: after this one
         }
       }
-      if (done) break;
     }
-    --depth_;
-    return acked;
   }
 
  private:
@@ -333,7 +362,7 @@ class Node : public JobTransport {
   std::deque<Frames> queue_;               // requests that arrived during a Deliver
   std::string endpoint_;
   uint64_t next_tag_ = 0;
-  int depth_ = 0;
+  std::map<std::string, bool> stray_acks_;  // tag -> ok, read by a nested delivery
   std::atomic<bool> stop_{false};
 };
 
