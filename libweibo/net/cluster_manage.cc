@@ -92,6 +92,10 @@ int64_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
       dup2(out, 1);
       dup2(out, 2);
     }
+    // Nothing else of the caller's stays open in a daemon (a test harness's pipes would
+    // wait for it); the sync pipe closes on exec.
+    for (int fd = 3; fd < 1024; ++fd)
+      if (fd != fds[1]) close(fd);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
