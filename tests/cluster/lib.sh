@@ -27,7 +27,14 @@ free_base_port() {
 import random, socket, sys
 k = int(sys.argv[1])
 for _ in range(200):
-    base = random.randrange(20000, 60000)
+    # Below the kernel's ephemeral range (ip_local_port_range), where the many client
+    # connections of a test would otherwise take a port between this check and the bind.
+    lo = 32768
+    try:
+        lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    base = random.randrange(10000, max(10001, lo - k - 2))
     socks = []
     try:
         for p in range(base, base + k + 2):
