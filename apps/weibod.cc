@@ -1,8 +1,10 @@
 // weibod: serve every operation over ZeroMQ (man/weibod.1). Parses options, prints the
-// endpoint once bound, and hands over to RunDaemon.
+// endpoint once bound, and hands over to RunDaemon — or, in a cluster (weibo-cluster(1)),
+// to RunNode (--shards/--join) or RunBroker (--broker).
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "weibo/cluster.h"
 #include "weibo/daemon.h"
 #include "weibo/version.h"
 
@@ -42,6 +44,19 @@ int main(int argc, char** argv) {
   app.add_option("--dedup", options.dedup, "replies to write requests kept for retries; 0: none")
       ->type_name("N")
       ->capture_default_str();
+  std::string shards, join, node_name, backend = "tcp://127.0.0.1:5549";
+  bool broker = false;
+  app.add_option("--shards", shards, "cluster node: own only these shards, e.g. 1,3 or 0-7")
+      ->type_name("LIST");
+  app.add_option("--join", join, "cluster node: the broker's backend endpoint to register with")
+      ->type_name("ENDPOINT");
+  app.add_option("--node", node_name, "cluster node: its name, unique in the cluster")
+      ->type_name("NAME");
+  app.add_flag("--broker", broker,
+               "run as a cluster's broker: clients on --bind, nodes on --backend");
+  app.add_option("--backend", backend, "broker: the endpoint nodes join")
+      ->type_name("ENDPOINT")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -51,7 +66,32 @@ int main(int argc, char** argv) {
   }
   options.on_ready = [](const std::string& endpoint) { std::cout << endpoint << std::endl; };
   options.log = [](const std::string& line) { std::cerr << "weibod: " << line << std::endl; };
-  weibo::Status status = weibo::RunDaemon(options);
+  weibo::Status status;
+  if (broker) {
+    if (!shards.empty() || !join.empty())
+      return Fail(weibo::Code::kInvalidArgument, "--broker takes no --shards or --join");
+    weibo::BrokerOptions bo;
+    bo.frontend = options.bind;
+    bo.backend = backend;
+    bo.max_msg_size = options.max_msg_size;
+    bo.max_depth = options.max_depth;
+    bo.on_ready = options.on_ready;
+    bo.log = options.log;
+    status = weibo::RunBroker(bo);
+  } else if (!shards.empty() || !join.empty()) {
+    if (shards.empty() || join.empty())
+      return Fail(weibo::Code::kInvalidArgument, "a cluster node needs both --shards and --join");
+    auto list = weibo::ParseShardList(shards, 0);
+    if (!list.ok()) return Fail(list.status().code(), list.status().message());
+    weibo::NodeOptions no;
+    no.daemon = options;
+    no.join = join;
+    no.name = node_name.empty() ? "shards-" + shards : node_name;
+    no.shards = list.value();
+    status = weibo::RunNode(no);
+  } else {
+    status = weibo::RunDaemon(options);
+  }
   if (!status.ok()) return Fail(status.code(), status.message());
   return 0;
 }

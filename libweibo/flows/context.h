@@ -16,6 +16,8 @@
 
 namespace weibo {
 
+class JobTransport;  // jobs/transport.h: set on a cluster node only
+
 struct JobRef {
   int shard;
   int64_t local_id;
@@ -35,6 +37,9 @@ class Context {
   // Applies the jobs this request created, unless --async asked not to (SPEC §5).
   void Settle();
   void set_drain(bool drain) { drain_ = drain; }
+  // A cluster node's job transport (jobs/transport.h), or nullptr when embedded.
+  JobTransport* transport() const { return transport_; }
+  void set_transport(JobTransport* transport) { transport_ = transport; }
 
   // A user given as a number or "@name"; Failure(not_found) when there is none.
   int64_t ResolveUser(const Json& arg);
@@ -46,6 +51,7 @@ class Context {
   Clock clock_;
   std::vector<JobRef> created_;
   bool drain_ = true;
+  JobTransport* transport_ = nullptr;
 };
 
 }  // namespace weibo

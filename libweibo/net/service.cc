@@ -4,8 +4,9 @@
 
 namespace weibo::net {
 
-Service::Service(const DaemonOptions& options)
+Service::Service(const DaemonOptions& options, JobTransport* transport)
     : options_(options),
+      transport_(transport),
       limits_{options.max_msg_size, options.max_depth},
       rate_(options.rate),
       replies_(options.dedup, options.dedup_bytes),
@@ -25,6 +26,7 @@ std::unique_ptr<Executor> Service::Open(bool explain) const {
   EmbeddedOptions eo;
   eo.data_dir = options_.data_dir;
   eo.explain = explain;
+  eo.transport = transport_;
   return OpenEmbedded(eo);
 }
 

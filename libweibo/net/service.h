@@ -17,7 +17,9 @@ namespace weibo::net {
 
 class Service {
  public:
-  explicit Service(const DaemonOptions& options);
+  // transport: set by a cluster node (net/node.cc), so that the jobs a request creates
+  // for shards of other nodes are sent to them.
+  explicit Service(const DaemonOptions& options, JobTransport* transport = nullptr);
 
   // The reply body for a request body sent by peer (a routing id). Never throws for
   // anything the peer sends.
@@ -29,6 +31,7 @@ class Service {
   std::unique_ptr<Executor> Open(bool explain) const;
 
   DaemonOptions options_;
+  JobTransport* transport_;
   WireLimits limits_;
   RateLimiter rate_;
   ReplyCache replies_;

@@ -19,11 +19,11 @@ struct Route {
 };
 
 const Route kRoutes[] = {
-    {"user_add", UserAdd},   {"user_show", UserShow}, {"user_list", UserList},
-    {"follow", Follow},      {"unfollow", Unfollow},  {"post", Post},
-    {"repost", Repost},      {"comment", Comment},    {"delete", Delete},
-    {"timeline", Timeline},  {"show", Show},          {"comments", Comments},
-    {"reposts", Reposts},    {"count", Count},        {"fsck", Fsck},
+    {"user_add", UserAdd},  {"user_show", UserShow}, {"user_list", UserList},
+    {"follow", Follow},     {"unfollow", Unfollow},  {"post", Post},
+    {"repost", Repost},     {"comment", Comment},    {"delete", Delete},
+    {"timeline", Timeline}, {"show", Show},          {"comments", Comments},
+    {"reposts", Reposts},   {"count", Count},        {"fsck", Fsck},
     {"drain", Drain},
 };
 
@@ -65,6 +65,7 @@ class Embedded : public Executor {
       if (!shards_) shards_ = std::make_unique<ShardSet>(options_.data_dir, Log());
       Context ctx(*shards_, Clock(request.now_ms != 0 ? request.now_ms : options_.now_ms));
       ctx.set_drain(options_.drain && !request.async);
+      ctx.set_transport(options_.transport);
       Json result = handler(ctx, args);
       if (op->writes) shards_->CheckpointOpened();
       return result;

@@ -87,15 +87,16 @@ ShardSet::ShardSet(std::string dir, std::vector<std::string>* explain_log)
     Fail(Code::kStorageError, "data directory " + dir_ + " does not exist (run weibo-init)");
   std::ifstream in(dir_ + "/cluster.json");
   if (!in)
-    Fail(Code::kStorageError, "no cluster in " + dir_ + ": cluster.json is missing (run weibo-init)");
+    Fail(Code::kStorageError,
+         "no cluster in " + dir_ + ": cluster.json is missing (run weibo-init)");
   Json j = Json::parse(in, nullptr, false);
   if (j.is_discarded()) Fail(Code::kStorageError, dir_ + "/cluster.json is not valid JSON");
   config_ = ClusterConfig::FromJson(j);
   shards_.resize(config_.shards);
   // A shard file beyond the configured count means cluster.json and the files disagree.
   if (Exists(dir_ + "/" + ShardFileName(config_.shards, config_.shards * 2)))
-    Fail(Code::kStorageError, dir_ + " holds more shard files than cluster.json's " +
-                                  std::to_string(config_.shards));
+    Fail(Code::kStorageError,
+         dir_ + " holds more shard files than cluster.json's " + std::to_string(config_.shards));
 }
 
 std::string ShardSet::ShardPath(int index) const {
@@ -109,8 +110,7 @@ Shard& ShardSet::At(int index) {
     if (!Exists(path))
       Fail(Code::kStorageError, "shard file " + path + " is missing (cluster.json says " +
                                     std::to_string(config_.shards) + " shards)");
-    if (!LooksLikeShard(path))
-      Fail(Code::kStorageError, path + " is corrupt or not a weibo shard");
+    if (!LooksLikeShard(path)) Fail(Code::kStorageError, path + " is corrupt or not a weibo shard");
     auto shard = std::make_unique<Shard>(index, path, false, explain_log_);
     Migrate(*shard, false);
     if (MetaValue(*shard, "cluster_id") != config_.cluster_id ||
@@ -123,12 +123,16 @@ Shard& ShardSet::At(int index) {
 }
 
 int ShardSet::ShardOfName(const std::string& name) const {
+  return weibo::ShardOfName(name, config_.shards);
+}
+
+int ShardOfName(const std::string& name, int count) {
   unsigned char hash[8];
   crypto_generichash(hash, sizeof hash, reinterpret_cast<const unsigned char*>(name.data()),
                      name.size(), nullptr, 0);
   uint64_t h = 0;
   for (int i = 7; i >= 0; --i) h = (h << 8) | hash[i];
-  return static_cast<int>(h % static_cast<uint64_t>(config_.shards));
+  return static_cast<int>(h % static_cast<uint64_t>(count));
 }
 
 void ShardSet::CheckpointOpened() {
@@ -146,8 +150,8 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
   // The two strategies the gene method replaces are named by SPEC §2 for teaching; this
   // build routes by gene only, and says so rather than record a choice it would ignore.
   if (config.strategy != "gene")
-    Fail(Code::kInvalidArgument, "--strategy " + config.strategy +
-                                     " is not available in this build; only gene is");
+    Fail(Code::kInvalidArgument,
+         "--strategy " + config.strategy + " is not available in this build; only gene is");
   if (config.page_size < 1 || config.page_size > 1000)
     Fail(Code::kInvalidArgument, "--page-size must be from 1 to 1000");
   if (!Exists(dir) && mkdir(dir.c_str(), 0755) != 0)
@@ -155,7 +159,7 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
   std::string json_path = dir + "/cluster.json";
   if (Exists(json_path) && !force)
     Fail(Code::kInvalidArgument,
-          "a cluster already exists in " + dir + " (use --force to replace it)");
+         "a cluster already exists in " + dir + " (use --force to replace it)");
   // Remove every shard file of the old cluster, whatever its count was.
   for (int i = 0; i < 256; ++i)
     for (int count : {16, 256}) {

@@ -17,13 +17,13 @@
 namespace weibo {
 
 struct ClusterConfig {
-  int shards = 16;                       // power of two, 1..256
-  std::string feed = "hybrid";           // push | pull | hybrid
-  int page_size = 20;                    // comments/reposts per fixed page
-  int inbox_cap = 800;                   // push inbox rows kept per user
-  int64_t celebrity_threshold = 10000;   // hybrid: fans_count from which authors are pulled
-  std::string strategy = "gene";         // gene | uid-mapping | tid
-  std::string cluster_id;                // random, written into every shard's meta
+  int shards = 16;                      // power of two, 1..256
+  std::string feed = "hybrid";          // push | pull | hybrid
+  int page_size = 20;                   // comments/reposts per fixed page
+  int inbox_cap = 800;                  // push inbox rows kept per user
+  int64_t celebrity_threshold = 10000;  // hybrid: fans_count from which authors are pulled
+  std::string strategy = "gene";        // gene | uid-mapping | tid
+  std::string cluster_id;               // random, written into every shard's meta
 
   Json ToJson() const;
   static ClusterConfig FromJson(const Json& j);  // throws Failure(storage_error)
@@ -55,6 +55,9 @@ class ShardSet {
 };
 
 std::string ShardFileName(int index, int count);
+// The shard of a user name among count shards: BLAKE2b-64(name) mod count (the cluster's
+// broker routes by it without opening any shard).
+int ShardOfName(const std::string& name, int count);
 
 }  // namespace weibo
 

@@ -289,8 +289,11 @@ def main():
             problem(f"{p}.1", f"documents a program that is not in {bin_dir}")
 
     helps = {p: program_help(os.path.join(bin_dir, p)) for p in programs}
-    # The common options are those every CLI11 program has (--data, --json, ...).
-    cli11 = [set(h.options) for h, is_cli11 in helps.values() if is_cli11]
+    # The common options are those every command has (--data, --json, ...): the programs
+    # built on the command edge (libweibo/cli), which all take --connect. weibo-cluster
+    # manages daemons and has options of its own only.
+    cli11 = [set(h.options) for h, is_cli11 in helps.values()
+             if is_cli11 and "--connect" in h.options]
     common = set.intersection(*cli11) if cli11 else set()
     checked = [p for p in programs if p in pages]
     for p in checked:

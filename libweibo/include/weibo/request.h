@@ -10,16 +10,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "weibo/status.h"
 
 namespace weibo {
 
 using Json = nlohmann::ordered_json;
+
+class JobTransport;  // a cluster node's (libweibo/jobs/transport.h); not for library users
 
 struct Request {
   std::string op;
@@ -41,6 +42,9 @@ struct EmbeddedOptions {
   bool drain = true;
   // Record every statement each shard runs, for --explain.
   bool explain = false;
+  // Set by a cluster node (weibod --shards) only: jobs for shards it does not own go
+  // through it. nullptr: every job is applied here.
+  JobTransport* transport = nullptr;
 };
 
 class Executor {

@@ -1,0 +1,76 @@
+// A cluster of weibod processes (SPEC §11; man/weibo-cluster.1): nodes that each own some
+// shards, and a broker that routes every request to the owner of its home shard.
+//
+//   RunBroker   the broker: a ROUTER frontend speaking the ordinary protocol (weibod(1)) to
+//               clients, and a ROUTER backend where nodes register and heartbeat (the
+//               Paranoid Pirate pattern) and where outbox jobs travel between nodes.
+//   RunNode     a node: the daemon of weibo/daemon.h restricted to the shards it owns,
+//               connected to the broker's backend, draining its outboxes continuously.
+//   ClusterUp / ClusterStatus / ClusterDown   weibo-cluster's commands: start (detached),
+//               inspect and stop a laptop cluster whose state file is in the data directory.
+#ifndef WEIBO_CLUSTER_H_
+#define WEIBO_CLUSTER_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "weibo/daemon.h"
+#include "weibo/request.h"
+#include "weibo/status.h"
+
+namespace weibo {
+
+struct BrokerOptions {
+  std::string frontend = "tcp://127.0.0.1:5550";  // clients connect here
+  std::string backend = "tcp://127.0.0.1:5549";   // nodes connect here
+  int expiry_ms = 1500;                           // silent this long: the node is dead
+  size_t max_msg_size = 64 * 1024;
+  int max_depth = 32;
+  std::function<void(const std::string& endpoint)> on_ready;  // the frontend, once bound
+  std::function<void(const std::string& line)> log;
+};
+
+// Routes until SIGTERM or SIGINT. invalid_argument / unavailable for endpoints that
+// cannot be bound, as RunDaemon.
+Status RunBroker(const BrokerOptions& options);
+
+struct NodeOptions {
+  DaemonOptions daemon;         // data_dir; bind: the node's own endpoint; limits; on_ready; log
+  std::string join;             // the broker's backend endpoint
+  std::string name;             // unique in the cluster, e.g. "node1"
+  std::vector<int> shards;      // the shards this node owns
+  int heartbeat_ms = 250;       // a heartbeat to the broker this often
+  int job_timeout_ms = 3000;    // wait this long for a job's acknowledgement, then retry later
+  int drain_interval_ms = 200;  // idle time between passes over the owned outboxes
+};
+
+// Serves as one node of a cluster until SIGTERM or SIGINT.
+Status RunNode(const NodeOptions& options);
+
+// "1,3,5-7" -> {1,3,5,6,7}; invalid_argument for anything else or a shard >= count when
+// count > 0.
+Result<std::vector<int>> ParseShardList(const std::string& list, int count);
+
+struct ClusterOptions {
+  std::string data_dir = "./shards";
+  int nodes = 0;                   // up: K nodes (0: as recorded in the state file)
+  int base_port = 5550;            // broker frontend on P, node i on P+1+i, broker backend on P+1+K
+  std::string host = "127.0.0.1";  // the address every endpoint binds to
+  std::string weibod;              // the weibod binary; empty: next to the running program
+  int wait_ms = 15000;             // up: how long to wait for every node to answer
+  std::function<void(const std::string& line)> print;  // up's output lines
+};
+
+// Starts what is not running (the broker, the nodes that are down), detached, and returns
+// once every node answers through the broker; prints one line per node and the broker's
+// endpoint last.
+Status ClusterUp(const ClusterOptions& options);
+// {"broker","nodes":[{"node","endpoint","pid","alive","shards"}]}; not_found with no cluster.
+Result<Json> ClusterStatus(const ClusterOptions& options);
+// SIGTERM to every node and the broker, then waits for each to exit.
+Status ClusterDown(const ClusterOptions& options);
+
+}  // namespace weibo
+
+#endif  // WEIBO_CLUSTER_H_

@@ -1,0 +1,363 @@
+// RunBroker: the cluster's router (weibo-cluster(1), weibod(1) CLUSTER PROTOCOL).
+//
+// Frontend: a ROUTER speaking the ordinary protocol, so `--connect BROKER` works exactly as
+// against one weibod. Each request goes to the owner of its home shard (net/routing.h);
+// requests with no home shard go to the live nodes in turn. The broker answers itself
+// only: malformed requests (as weibod would), `cluster_status`, and `unavailable` when the
+// owner is down — immediately, and for every request already forwarded to a node that dies.
+//
+// Backend: a ROUTER where nodes connect (the Paranoid Pirate pattern, zguide ch. 4). A node
+// is alive while its heartbeats ("HB", with its registration: name, shards, pid, endpoint)
+// arrive; expiry_ms without one, or a "BYE", and it is dead. A new incarnation (a restarted
+// process) fails what was in flight on the old one. Jobs between nodes ("JOB"/"ACK") are
+// routed by their target shard in the same way; a job for a dead owner is refused at once,
+// so it stays pending at its source until the owner is back.
+#include <chrono>
+#include <map>
+#include <unordered_map>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "net/routing.h"
+#include "net/service.h"
+#include "net/signals.h"
+#include "net/wire.h"
+#include "weibo/cluster.h"
+
+namespace weibo {
+namespace {
+
+using Frames = std::vector<std::string>;
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr int kPollMs = 50;
+constexpr int kMaxRedirects = 2;
+
+bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep) {
+  out->clear();
+  size_t count = 0;
+  for (bool more = true; more; ++count) {
+    zmq::message_t frame;
+    if (!socket.recv(frame, count == 0 ? zmq::recv_flags::dontwait : zmq::recv_flags::none))
+      return false;
+    more = frame.more();
+    if (out->size() < keep) out->push_back(frame.to_string());
+  }
+  if (count > keep) out->push_back(std::string());  // marks "too many frames"
+  return true;
+}
+
+// False when the peer is not connected (ZMQ_ROUTER_MANDATORY).
+bool SendFrames(zmq::socket_t& socket, const Frames& frames) {
+  std::vector<zmq::const_buffer> out;
+  for (const auto& f : frames) out.push_back(zmq::buffer(f));
+  try {
+    return zmq::send_multipart(socket, out, zmq::send_flags::dontwait).has_value();
+  } catch (const zmq::error_t& e) {
+    if (e.num() == EHOSTUNREACH || e.num() == EAGAIN) return false;
+    throw;
+  }
+}
+
+struct NodeInfo {
+  std::string name;
+  std::string endpoint;
+  int64_t pid = 0;
+  std::string incarnation;
+  std::vector<int> shards;
+  SteadyClock::time_point last_heartbeat;
+  bool alive = false;
+};
+
+struct InFlight {
+  bool job = false;
+  Frames envelope;  // client: routing id (+ empty delimiter); job: {origin node, origin tag}
+  Json id;          // client: the request's id, for an error reply
+  std::string body;
+  std::string node;
+  int redirects = 0;
+};
+
+class Broker {
+ public:
+  explicit Broker(const BrokerOptions& options)
+      : options_(options),
+        frontend_(context_, zmq::socket_type::router),
+        backend_(context_, zmq::socket_type::router) {}
+
+  Status Bind(std::string* endpoint) {
+    try {
+      frontend_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(options_.max_msg_size));
+      frontend_.set(zmq::sockopt::linger, 1000);
+      frontend_.bind(options_.frontend);
+      backend_.set(zmq::sockopt::router_mandatory, true);
+      backend_.set(zmq::sockopt::router_handover, true);
+      backend_.set(zmq::sockopt::linger, 1000);
+      backend_.bind(options_.backend);
+      *endpoint = frontend_.get(zmq::sockopt::last_endpoint);
+      frontend_endpoint_ = *endpoint;
+      return Status::Ok();
+    } catch (const zmq::error_t& e) {
+      bool malformed = e.num() == EINVAL || e.num() == EPROTONOSUPPORT || e.num() == ENOCOMPATPROTO;
+      return Status(
+          malformed ? Code::kInvalidArgument : Code::kUnavailable,
+          "cannot bind '" + options_.frontend + "' and '" + options_.backend + "': " + e.what());
+    }
+  }
+
+  void Serve() {
+    while (!net::StopSignals::Stopped()) {
+      try {
+        zmq::pollitem_t items[] = {{backend_.handle(), 0, ZMQ_POLLIN, 0},
+                                   {frontend_.handle(), 0, ZMQ_POLLIN, 0}};
+        zmq::poll(items, 2, std::chrono::milliseconds(kPollMs));
+        Frames frames;
+        if (items[0].revents & ZMQ_POLLIN)
+          while (RecvFrames(backend_, &frames, 5)) FromNode(frames);
+        if (items[1].revents & ZMQ_POLLIN)
+          while (RecvFrames(frontend_, &frames, 4)) FromClient(frames);
+        Expire();
+      } catch (const zmq::error_t& e) {
+        if (e.num() != EINTR) Log(std::string("socket error: ") + e.what());
+      }
+    }
+  }
+
+ private:
+  void Log(const std::string& line) {
+    if (options_.log) options_.log(line);
+  }
+
+  // --- clients ---------------------------------------------------------------------------
+
+  void FromClient(Frames& frames) {
+    size_t first_body = frames.size() >= 3 && frames[1].empty() ? 2 : 1;
+    Frames envelope(frames.begin(), frames.begin() + std::min(first_body, frames.size()));
+    if (frames.size() != first_body + 1) {
+      ReplyClient(envelope, net::Service::MalformedMessage());
+      return;
+    }
+    const std::string& body = frames[first_body];
+    net::WireRequest wire;
+    Status parsed =
+        ParseRequest(body, net::WireLimits{options_.max_msg_size, options_.max_depth}, &wire);
+    if (!parsed.ok()) {
+      ReplyClient(envelope, net::EncodeReply(wire.id, parsed, nullptr));
+      return;
+    }
+    if (wire.request.op == "cluster_status") {
+      ReplyClient(envelope, net::EncodeReply(wire.id, Result<Json>(StatusJson()), nullptr));
+      return;
+    }
+    InFlight f;
+    f.envelope = std::move(envelope);
+    f.id = wire.id;
+    f.body = body;
+    Route(std::move(f), net::HomeShard(wire.request, count_, nullptr));
+  }
+
+  void ReplyClient(const Frames& envelope, const std::string& reply) {
+    Frames out = envelope;
+    out.push_back(reply);
+    SendFrames(frontend_, out);
+  }
+
+  void FailClient(const InFlight& f, const std::string& why) {
+    ReplyClient(f.envelope, net::EncodeReply(f.id, Status(Code::kUnavailable, why), nullptr));
+  }
+
+  // Sends a client request to the owner of shard home (any live node when home < 0).
+  void Route(InFlight f, int home) {
+    std::string node;
+    if (count_ == 0) {
+      FailClient(f, "no node of the cluster has registered with the broker yet");
+      return;
+    }
+    if (home >= 0) {
+      node = owner_[home];
+      if (node.empty() || !nodes_[node].alive) {
+        FailClient(f, "shard " + std::to_string(home) + " is unavailable: its node" +
+                          (node.empty() ? std::string() : " (" + node + ")") + " is down");
+        return;
+      }
+    } else {
+      node = AnyLiveNode();
+      if (node.empty()) {
+        FailClient(f, "no node of the cluster is alive");
+        return;
+      }
+    }
+    const std::string tag = std::to_string(++next_tag_);
+    const std::string client = f.envelope.empty() ? std::string() : f.envelope[0];
+    if (!SendFrames(backend_, {node, "REQ", tag, client, f.body})) {
+      FailClient(f, "node " + node + " is not connected");
+      return;
+    }
+    f.node = node;
+    inflight_[tag] = std::move(f);
+  }
+
+  std::string AnyLiveNode() {
+    std::vector<std::string> live;
+    for (auto& [name, info] : nodes_)
+      if (info.alive) live.push_back(name);
+    if (live.empty()) return "";
+    return live[round_robin_++ % live.size()];
+  }
+
+  Json StatusJson() {
+    Json nodes = Json::array();
+    for (auto& [name, info] : nodes_)
+      nodes.push_back(Json{{"node", name},
+                           {"endpoint", info.endpoint},
+                           {"pid", info.pid},
+                           {"alive", info.alive},
+                           {"shards", info.shards}});
+    return Json{{"broker", frontend_endpoint_}, {"shards", count_}, {"nodes", nodes}};
+  }
+
+  // --- nodes -----------------------------------------------------------------------------
+
+  void FromNode(Frames& frames) {
+    if (frames.size() < 2) return;
+    const std::string& sender = frames[0];
+    const std::string& command = frames[1];
+    if (command == "HB" && frames.size() >= 3) {
+      Heartbeat(frames[2]);
+    } else if (command == "REP" && frames.size() >= 4) {
+      auto it = inflight_.find(frames[2]);
+      if (it == inflight_.end() || it->second.job) return;  // failed meanwhile
+      ReplyClient(it->second.envelope, frames[3]);
+      inflight_.erase(it);
+    } else if (command == "REDIRECT" && frames.size() >= 4) {
+      auto it = inflight_.find(frames[2]);
+      if (it == inflight_.end() || it->second.job) return;
+      InFlight f = std::move(it->second);
+      inflight_.erase(it);
+      int shard = std::atoi(frames[3].c_str());
+      if (++f.redirects > kMaxRedirects || shard < 0 || shard >= count_) {
+        FailClient(f, "the cluster's nodes disagree on who owns shard " + frames[3]);
+        return;
+      }
+      Route(std::move(f), shard);
+    } else if (command == "JOB" && frames.size() >= 4) {
+      Job(sender, frames[2], frames[3]);
+    } else if (command == "ACK" && frames.size() >= 4) {
+      auto it = inflight_.find(frames[2]);
+      if (it == inflight_.end() || !it->second.job) return;
+      SendFrames(backend_, {it->second.envelope[0], "ACK", it->second.envelope[1], frames[3]});
+      inflight_.erase(it);
+    } else if (command == "BYE") {
+      auto it = nodes_.find(sender);
+      if (it != nodes_.end() && it->second.alive) Down(it->second, "stopped");
+    }
+  }
+
+  void Heartbeat(const std::string& body) {
+    Json reg = Json::parse(body, nullptr, false);
+    if (!reg.is_object()) return;
+    try {
+      const std::string name = reg.at("node").get<std::string>();
+      int count = reg.at("count").get<int>();
+      if (count_ == 0) {
+        count_ = count;
+        owner_.assign(count_, "");
+      } else if (count != count_) {
+        Log("node " + name + " has " + std::to_string(count) + " shards, the cluster " +
+            std::to_string(count_) + ": ignored");
+        return;
+      }
+      NodeInfo& info = nodes_[name];
+      const std::string incarnation = reg.at("incarnation").get<std::string>();
+      if (info.alive && info.incarnation != incarnation) Down(info, "restarted");
+      info.name = name;
+      info.endpoint = reg.value("endpoint", "");
+      info.pid = reg.value("pid", int64_t{0});
+      info.incarnation = incarnation;
+      info.shards = reg.at("shards").get<std::vector<int>>();
+      info.last_heartbeat = SteadyClock::now();
+      if (!info.alive) {
+        info.alive = true;
+        for (int s : info.shards)
+          if (s >= 0 && s < count_) owner_[s] = name;
+        Log("node " + name + " is alive (pid " + std::to_string(info.pid) + ")");
+      }
+    } catch (const std::exception& e) {
+      Log(std::string("bad heartbeat: ") + e.what());
+    }
+  }
+
+  void Job(const std::string& origin, const std::string& tag, const std::string& body) {
+    auto refuse = [&](const std::string& why) {
+      SendFrames(backend_, {origin, "ACK", tag, Json{{"ok", false}, {"error", why}}.dump()});
+    };
+    Json job = Json::parse(body, nullptr, false);
+    int target = job.is_object() ? job.value("target", -1) : -1;
+    if (target < 0 || target >= count_) return refuse("a job without a valid target shard");
+    const std::string node = owner_[target];
+    if (node.empty() || !nodes_[node].alive)
+      return refuse("shard " + std::to_string(target) + "'s node is down");
+    const std::string own_tag = std::to_string(++next_tag_);
+    if (!SendFrames(backend_, {node, "JOB", own_tag, body}))
+      return refuse("node " + node + " is not connected");
+    InFlight f;
+    f.job = true;
+    f.envelope = {origin, tag};
+    f.node = node;
+    inflight_[own_tag] = std::move(f);
+  }
+
+  void Expire() {
+    const auto now = SteadyClock::now();
+    for (auto& [name, info] : nodes_)
+      if (info.alive && now - info.last_heartbeat > std::chrono::milliseconds(options_.expiry_ms))
+        Down(info, "silent for " + std::to_string(options_.expiry_ms) + " ms");
+  }
+
+  // Marks a node dead and fails everything in flight on it.
+  void Down(NodeInfo& info, const std::string& why) {
+    info.alive = false;
+    Log("node " + info.name + " is down (" + why + ")");
+    for (auto it = inflight_.begin(); it != inflight_.end();) {
+      if (it->second.node != info.name) {
+        ++it;
+        continue;
+      }
+      if (it->second.job)
+        SendFrames(backend_, {it->second.envelope[0], "ACK", it->second.envelope[1],
+                              Json{{"ok", false}, {"error", "node down"}}.dump()});
+      else
+        FailClient(it->second, "node " + info.name + " went down before it answered");
+      it = inflight_.erase(it);
+    }
+  }
+
+  BrokerOptions options_;
+  zmq::context_t context_;
+  zmq::socket_t frontend_;
+  zmq::socket_t backend_;
+  std::string frontend_endpoint_;
+  int count_ = 0;                   // shards in the cluster, from the first heartbeat
+  std::vector<std::string> owner_;  // shard -> node name
+  std::map<std::string, NodeInfo> nodes_;
+  std::unordered_map<std::string, InFlight> inflight_;
+  uint64_t next_tag_ = 0;
+  size_t round_robin_ = 0;
+};
+
+}  // namespace
+
+Status RunBroker(const BrokerOptions& options) {
+  Broker broker(options);
+  std::string endpoint;
+  Status bound = broker.Bind(&endpoint);
+  if (!bound.ok()) return bound;
+  net::StopSignals signals;
+  if (options.on_ready) options.on_ready(endpoint);
+  if (options.log) options.log("broker on " + endpoint + ", nodes join " + options.backend);
+  broker.Serve();
+  if (options.log) options.log("broker stopped");
+  return Status::Ok();
+}
+
+}  // namespace weibo

@@ -1,0 +1,22 @@
+// Stop on SIGTERM/SIGINT for the broker and a node (as RunDaemon does in server.cc): the
+// first signal sets a flag the loop polls; the second ends the process.
+#ifndef WEIBO_NET_SIGNALS_H_
+#define WEIBO_NET_SIGNALS_H_
+
+#include <csignal>
+
+namespace weibo::net {
+
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  static bool Stopped();
+
+ private:
+  struct sigaction old_term_, old_int_;
+};
+
+}  // namespace weibo::net
+
+#endif  // WEIBO_NET_SIGNALS_H_
