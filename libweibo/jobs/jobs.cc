@@ -1,5 +1,7 @@
 #include "jobs/jobs.h"
 
+#include <map>
+
 #include "flows/flows.h"
 #include "storage/failure.h"
 
@@ -23,6 +25,9 @@ const JobKind kJobKinds[] = {
     {"undeliver", ApplyUndeliver},     // flows/fanout.cc
     {"ref_add", ApplyRefAdd},          // flows/comment.cc
     {"ref_remove", ApplyRefRemove},    // flows/delete.cc
+    {"active_join", ApplyActiveJoin},  // flows/active.cc
+    {"active_merge", ApplyActiveMerge},
+    {"active_drop", ApplyActiveDrop},
 };
 
 }  // namespace
@@ -33,20 +38,61 @@ JobHandler FindJobHandler(const std::string& kind) {
   return nullptr;
 }
 
-bool ApplyJob(Context& ctx, const JobRow& job) {
+namespace {
+
+// Applies job inside the target's open transaction: handler and job_applied mark, unless
+// already applied. True when it was applied now.
+bool ApplyInTxn(Context& ctx, Shard& target, const JobRow& job) {
   JobHandler handler = FindJobHandler(job.kind);
   if (handler == nullptr)
     Fail(Code::kStorageError, "outbox job of unknown kind " + job.kind);
+  if (JobApplied(target, job.global_id())) return false;
+  handler(ctx, target, Json::parse(job.payload));
+  RecordJobApplied(target, job.global_id(), ctx.now());
+  return true;
+}
+
+// Applies a batch of jobs with one transaction per target shard (each job with its
+// job_applied mark, so the batch is idempotent job by job), then marks them done with one
+// transaction per source shard. Jobs of one target keep their order; jobs of different
+// targets touch different files and commute. A crash between the two phases leaves jobs
+// pending that are already applied: applying them again changes nothing. Returns how many
+// were applied now.
+int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs) {
+  std::map<int, std::vector<const JobRow*>> by_target;
+  for (const JobRow& job : jobs) by_target[job.target_shard].push_back(&job);
+  int64_t n = 0;
+  std::map<int, std::vector<int64_t>> done;  // source shard -> local ids still to mark
+  for (auto& [t, group] : by_target) {
+    Shard& target = ctx.shards().At(t);
+    WriteTxn txn(target);
+    for (const JobRow* job : group) {
+      if (ApplyInTxn(ctx, target, *job)) ++n;
+      if (job->source_shard == t)
+        MarkJobDone(target, job->local_id);
+      else
+        done[job->source_shard].push_back(job->local_id);
+    }
+    txn.Commit();
+  }
+  for (auto& [s, ids] : done) {
+    Shard& source = ctx.shards().At(s);
+    WriteTxn txn(source);
+    for (int64_t id : ids) MarkJobDone(source, id);
+    txn.Commit();
+  }
+  return n;
+}
+
+}  // namespace
+
+bool ApplyJob(Context& ctx, const JobRow& job) {
   Shard& target = ctx.shards().At(job.target_shard);
   Shard& source = ctx.shards().At(job.source_shard);
   bool applied = false;
   {
     WriteTxn txn(target);
-    if (!JobApplied(target, job.global_id())) {
-      handler(ctx, target, Json::parse(job.payload));
-      RecordJobApplied(target, job.global_id(), ctx.now());
-      applied = true;
-    }
+    applied = ApplyInTxn(ctx, target, job);
     if (&source == &target) MarkJobDone(source, job.local_id);
     txn.Commit();
   }
@@ -60,15 +106,22 @@ bool ApplyJob(Context& ctx, const JobRow& job) {
 
 int64_t DrainCreated(Context& ctx) {
   int64_t n = 0;
-  auto& jobs = ctx.created_jobs();
-  // Handlers append to the same list while it is walked: index, not iterator.
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    JobRow row;
-    Shard& source = ctx.shards().At(jobs[i].shard);
-    if (!GetJob(source, jobs[i].local_id, &row) || row.state != 0) continue;
-    if (ApplyJob(ctx, row)) ++n;
+  auto& created = ctx.created_jobs();
+  // Wave by wave: the jobs created so far form one batch; the jobs their handlers create
+  // (appended to the same list) form the next, so a job is applied after the one that made
+  // it (tier 0 deliveries before tier 1, a merge after its fan row).
+  size_t next = 0;
+  while (next < created.size()) {
+    std::vector<JobRow> wave;
+    for (size_t end = created.size(); next < end; ++next) {
+      JobRow row;
+      Shard& source = ctx.shards().At(created[next].shard);
+      if (GetJob(source, created[next].local_id, &row) && row.state == 0)
+        wave.push_back(std::move(row));
+    }
+    n += ApplyBatch(ctx, wave);
   }
-  jobs.clear();
+  created.clear();
   return n;
 }
 
@@ -77,10 +130,10 @@ int64_t DrainAllPending(Context& ctx) {
   for (bool more = true; more;) {
     more = false;
     for (int i = 0; i < ctx.shards().count(); ++i) {
-      for (const JobRow& row : PendingJobs(ctx.shards().At(i), 256)) {
-        if (ApplyJob(ctx, row)) ++n;
-        more = true;
-      }
+      std::vector<JobRow> rows = PendingJobs(ctx.shards().At(i), 256);
+      if (rows.empty()) continue;
+      more = true;
+      n += ApplyBatch(ctx, rows);
     }
     n += DrainCreated(ctx);
   }

@@ -52,6 +52,8 @@ Json ClusterConfig::ToJson() const {
               {"page_size", page_size},
               {"inbox_cap", inbox_cap},
               {"celebrity_threshold", celebrity_threshold},
+              {"active_list", active_list},
+              {"tier_fans", tier_fans},
               {"strategy", strategy},
               {"name_hash", "blake2b-64 of the UTF-8 name, little-endian, mod shards"}};
 }
@@ -66,12 +68,16 @@ ClusterConfig ClusterConfig::FromJson(const Json& j) {
     c.page_size = j.value("page_size", c.page_size);
     c.inbox_cap = j.value("inbox_cap", c.inbox_cap);
     c.celebrity_threshold = j.value("celebrity_threshold", c.celebrity_threshold);
+    c.active_list = j.value("active_list", c.active_list);
+    c.tier_fans = j.value("tier_fans", c.tier_fans);
     c.strategy = j.value("strategy", c.strategy);
   } catch (const std::exception& e) {
     Fail(Code::kStorageError, std::string("cluster.json is invalid: ") + e.what());
   }
-  if (!IsPowerOfTwo(c.shards) || c.page_size < 1 || c.inbox_cap < 1)
-    Fail(Code::kStorageError, "cluster.json is invalid: shards, page_size or inbox_cap");
+  if (!IsPowerOfTwo(c.shards) || c.page_size < 1 || c.inbox_cap < 1 || c.active_list < 1 ||
+      c.tier_fans < 1)
+    Fail(Code::kStorageError,
+         "cluster.json is invalid: shards, page_size, inbox_cap, active_list or tier_fans");
   return c;
 }
 

@@ -16,6 +16,7 @@
 #define WEIBO_TABLES_MSG_INDEX_H_
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,9 @@ void InsertInbox(Shard& shard, const InboxRow& row);
 // Inserts only while the reader still follows the author (user_relation type 1, on the
 // same shard): a delivery that races an unfollow cannot resurrect the author's posts.
 void DeliverInbox(Shard& shard, const InboxRow& row);
+// DeliverInbox for every reader in users_json (a JSON array of user ids), in one statement.
+void DeliverInboxMany(Shard& shard, const std::string& users_json, int64_t msg_id,
+                      int64_t author_id, int64_t time);
 void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id);
 void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author);
 // Newest first: rows with since_id < msg_id < max_id (0 = unbounded), at most limit.
