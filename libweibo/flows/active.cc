@@ -64,8 +64,7 @@ void NoteActivity(Context& ctx, int64_t user) {
   ctx.Settle();
 }
 
-Json JoinActiveList(Context& ctx, Shard& author_shard, int64_t author, int64_t fan,
-                    int64_t floor) {
+Json JoinActiveList(Context& ctx, Shard& author_shard, int64_t author, int64_t fan, int64_t floor) {
   auto user = GetUser(author_shard, author);
   if (!user || !PushesAuthor(ctx, *user) || !HasRelation(author_shard, author, fan, kFan))
     return Json();

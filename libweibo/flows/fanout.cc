@@ -13,11 +13,11 @@
 // A fan-out runs on the author's shard — in the post's own transaction when it is small
 // (fewer than tier_fans fans, or hybrid's active list), else as a fanout job: it reads the
 // fan list (type 0 rows, or the active list, all on that shard), groups the fans by their
-// shard and enqueues one deliver job per shard — so a post costs one transaction per follower shard, not one per follower. Fans on
-// the author's own shard are delivered in the fanout's own transaction. A delivery inserts
-// only while the reader still follows the author (msg_index.h), and a second delivery of the
-// same post is a no-op (the inbox key), so replays and races duplicate nothing. purge and
-// undeliver undo it for a deleted message the same way.
+// shard and enqueues one deliver job per shard — so a post costs one transaction per follower
+// shard, not one per follower. Fans on the author's own shard are delivered in the fanout's own
+// transaction. A delivery inserts only while the reader still follows the author (msg_index.h), and
+// a second delivery of the same post is a no-op (the inbox key), so replays and races duplicate
+// nothing. purge and undeliver undo it for a deleted message the same way.
 //
 // Tiers: a tiered deliver job sorts its users by user_info.last_active (on the target shard,
 // where the users live) against the post's time, delivers tier 0 in its own transaction and
@@ -96,8 +96,8 @@ void ApplyFanOut(Context& ctx, Shard& shard, const Json& p) {
     auto user = GetUser(shard, author);
     tiered = user && user->fans_count >= config.tier_fans;
   }
-  std::vector<int64_t> fans = config.feed == "hybrid" ? ActiveFans(shard, author)
-                                                      : Related(shard, author, kFan);
+  std::vector<int64_t> fans =
+      config.feed == "hybrid" ? ActiveFans(shard, author) : Related(shard, author, kFan);
   for (auto& [target, users] : ByShard(ctx, fans)) {
     Json job{{"author", author}, {"msg_id", msg_id}, {"time", p.at("time")}, {"users", users}};
     if (tiered) job["tiered"] = true;
@@ -114,8 +114,11 @@ void ApplyDeliver(Context& ctx, Shard& target, const Json& p) {
   const Json* users = &p.at("users");
   Json now_users;
   auto enqueue_tier = [&](int tier, const Json& tier_users, const Json& later) {
-    Json job{{"author", row.author_id}, {"msg_id", row.msg_id}, {"time", row.time},
-             {"users", tier_users}, {"tier", tier}};
+    Json job{{"author", row.author_id},
+             {"msg_id", row.msg_id},
+             {"time", row.time},
+             {"users", tier_users},
+             {"tier", tier}};
     if (!later.empty()) job["later"] = later;
     ctx.Enqueue(target, target.index(), "deliver", job);
   };

@@ -102,7 +102,8 @@ Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor) {
     return ids;
   };
   s.newest = [&shards, reader, floor](int64_t upper) -> int64_t {
-    auto rows = ReadInbox(shards.ForUser(reader), reader, upper, std::max<int64_t>(0, floor - 1), 1);
+    auto rows =
+        ReadInbox(shards.ForUser(reader), reader, upper, std::max<int64_t>(0, floor - 1), 1);
     return rows.empty() ? 0 : rows[0].msg_id;
   };
   return s;

@@ -156,6 +156,11 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
                                      " is not available in this build; only gene is");
   if (config.page_size < 1 || config.page_size > 1000)
     Fail(Code::kInvalidArgument, "--page-size must be from 1 to 1000");
+  if (config.inbox_cap < 1) Fail(Code::kInvalidArgument, "--inbox-cap must be at least 1");
+  if (config.celebrity_threshold < 1)
+    Fail(Code::kInvalidArgument, "--celebrity-threshold must be at least 1");
+  if (config.active_list < 1) Fail(Code::kInvalidArgument, "--active-list must be at least 1");
+  if (config.tier_fans < 1) Fail(Code::kInvalidArgument, "--tier-fans must be at least 1");
   if (!Exists(dir) && mkdir(dir.c_str(), 0755) != 0)
     Fail(Code::kStorageError, "cannot create data directory " + dir);
   std::string json_path = dir + "/cluster.json";

@@ -11,8 +11,9 @@ int64_t TouchActiveFan(Shard& shard, int64_t author, int64_t fan, int64_t length
   int64_t seq = (top.Step() && !top.IsNull(0) ? top.Int(0) : 0) + 1;
   top.Reset();
   shard
-      .Query("INSERT INTO active_fan(author_id, fan_id, touched) VALUES (?1, ?2, ?3) "
-             "ON CONFLICT(author_id, fan_id) DO UPDATE SET touched = ?3")
+      .Query(
+          "INSERT INTO active_fan(author_id, fan_id, touched) VALUES (?1, ?2, ?3) "
+          "ON CONFLICT(author_id, fan_id) DO UPDATE SET touched = ?3")
       .Bind(1, author)
       .Bind(2, fan)
       .Bind(3, seq)
@@ -46,8 +47,9 @@ std::vector<int64_t> ActiveFans(Shard& shard, int64_t author) {
 
 void SetActiveOn(Shard& shard, int64_t user, int64_t author, int64_t since) {
   shard
-      .Query("INSERT INTO active_on(user_id, author_id, since) VALUES (?1, ?2, ?3) "
-             "ON CONFLICT(user_id, author_id) DO UPDATE SET since = max(since, ?3)")
+      .Query(
+          "INSERT INTO active_on(user_id, author_id, since) VALUES (?1, ?2, ?3) "
+          "ON CONFLICT(user_id, author_id) DO UPDATE SET since = max(since, ?3)")
       .Bind(1, user)
       .Bind(2, author)
       .Bind(3, since)
@@ -56,8 +58,9 @@ void SetActiveOn(Shard& shard, int64_t user, int64_t author, int64_t since) {
 
 void DropActiveOn(Shard& shard, int64_t user, int64_t author, int64_t upto) {
   shard
-      .Query("DELETE FROM active_on WHERE user_id = ?1 AND author_id = ?2 "
-             "AND (?3 = 0 OR since <= ?3)")
+      .Query(
+          "DELETE FROM active_on WHERE user_id = ?1 AND author_id = ?2 "
+          "AND (?3 = 0 OR since <= ?3)")
       .Bind(1, user)
       .Bind(2, author)
       .Bind(3, upto)

@@ -7,8 +7,7 @@
 namespace weibo {
 
 void InsertAuthorFeed(Shard& shard, int64_t author, int64_t msg_id, int type) {
-  shard
-      .Query("INSERT OR IGNORE INTO author_feed(user_id, part, msg_id, type) VALUES (?, ?, ?, ?)")
+  shard.Query("INSERT OR IGNORE INTO author_feed(user_id, part, msg_id, type) VALUES (?, ?, ?, ?)")
       .Bind(1, author)
       .Bind(2, PartOf(msg_id))
       .Bind(3, msg_id)

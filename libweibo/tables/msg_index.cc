@@ -35,9 +35,10 @@ void DeliverInbox(Shard& shard, const InboxRow& r) {
 void DeliverInboxMany(Shard& shard, const std::string& users_json, int64_t msg_id,
                       int64_t author_id, int64_t time) {
   shard
-      .Query("INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
-             "SELECT j.value, ?2, ?3, ?4 FROM json_each(?1) AS j WHERE EXISTS "
-             "(SELECT 1 FROM user_relation WHERE user_id = j.value AND type = 1 AND follow_id = ?3)")
+      .Query(
+          "INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
+          "SELECT j.value, ?2, ?3, ?4 FROM json_each(?1) AS j WHERE EXISTS "
+          "(SELECT 1 FROM user_relation WHERE user_id = j.value AND type = 1 AND follow_id = ?3)")
       .Bind(1, users_json)
       .Bind(2, msg_id)
       .Bind(3, author_id)

@@ -6,8 +6,8 @@ namespace weibo {
 namespace {
 
 UserRow ReadRow(Stmt& s) {
-  return UserRow{s.Int(0), s.Text(1), s.Int(2), s.Int(3), s.Int(4),
-                 s.Int(5), s.Int(6), s.Int(7) != 0, s.Int(8)};
+  return UserRow{s.Int(0), s.Text(1), s.Int(2),      s.Int(3), s.Int(4),
+                 s.Int(5), s.Int(6),  s.Int(7) != 0, s.Int(8)};
 }
 
 }  // namespace

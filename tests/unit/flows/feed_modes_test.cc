@@ -29,7 +29,8 @@ int OutboxReads(const Cluster& c, long long now, const Json& args) {
   return n;
 }
 
-TEST_CASE("feeds: pull reads the newest outbox partition, older ones only when the page reaches back") {
+TEST_CASE(
+    "feeds: pull reads the newest outbox partition, older ones only when the page reaches back") {
   Cluster c(ClusterOptions{4, "pull"});
   int64_t reader = c.AddUser("reader"), bob = c.AddUser("bob");
   c.Follow(reader, bob);
@@ -47,19 +48,22 @@ TEST_CASE("feeds: pull reads the newest outbox partition, older ones only when t
   // between them hold nothing and are never read.
   REQUIRE(OutboxReads(c, later, Json{{"user", reader}, {"count", 5}}) == 2);
   // A cursor in the old week never touches the newer one.
-  REQUIRE(OutboxReads(c, later,
-                      Json{{"user", reader}, {"count", 5}, {"max_id", std::to_string(old_posts[2])}}) == 1);
+  REQUIRE(OutboxReads(
+              c, later,
+              Json{{"user", reader}, {"count", 5}, {"max_id", std::to_string(old_posts[2])}}) == 1);
   std::vector<int64_t> all(new_posts.rbegin(), new_posts.rend());
   all.insert(all.end(), old_posts.rbegin(), old_posts.rend());
   REQUIRE(c.TimelineIds(reader, {{"count", 6}}) == all);
   REQUIRE(c.TimelineIds(bob, {{"count", 6}, {"posts", true}}) == all);
   // A deleted message leaves its partition.
   c.Delete(bob, new_posts[1]);
-  REQUIRE(db.Int("SELECT count(*) FROM author_feed WHERE msg_id = " + std::to_string(new_posts[1])) == 0);
+  REQUIRE(db.Int("SELECT count(*) FROM author_feed WHERE msg_id = " +
+                 std::to_string(new_posts[1])) == 0);
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
-TEST_CASE("feeds: push delivers a big author's fans in activity tiers, the day first, then the week") {
+TEST_CASE(
+    "feeds: push delivers a big author's fans in activity tiers, the day first, then the week") {
   Cluster c(ClusterOptions{1, "push"});
   c.EditConfig([](Json& j) { j["tier_fans"] = 3; });
   int64_t star = c.AddUser("star"), day = c.AddUser("day"), week = c.AddUser("week"),
@@ -81,7 +85,8 @@ TEST_CASE("feeds: push delivers a big author's fans in activity tiers, the day f
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
-TEST_CASE("feeds: hybrid pushes only to the active list, the others pull, a returning reader rejoins") {
+TEST_CASE(
+    "feeds: hybrid pushes only to the active list, the others pull, a returning reader rejoins") {
   Cluster c(ClusterOptions{4, "hybrid"});
   c.EditConfig([](Json& j) { j["active_list"] = 2; });
   int64_t star = c.AddUser("star"), a = c.AddUser("a"), b = c.AddUser("b"), d = c.AddUser("d");
@@ -130,6 +135,37 @@ TEST_CASE("feeds: hybrid pushes only to the active list, the others pull, a retu
   REQUIRE(listed() == std::to_string(b) + "\n");
   REQUIRE(c.TimelineIds(d).empty());
   REQUIRE(c.Fsck().at("ok") == true);
+}
+
+}  // namespace
+}  // namespace weibo
+
+namespace weibo {
+namespace {
+
+TEST_CASE("feeds: init writes the feed settings into cluster.json and refuses zeros") {
+  test::TempDir dir;
+  EmbeddedOptions eo;
+  eo.data_dir = dir.Join("c");
+  auto executor = OpenEmbedded(eo);
+  Json args{{"shards", 2},      {"feed", "push"}, {"inbox_cap", 5}, {"celebrity_threshold", 3},
+            {"active_list", 7}, {"tier_fans", 9}};
+  REQUIRE(executor->Execute(Request{"init", args}).ok());
+  std::ifstream in(dir.Join("c/cluster.json"));
+  Json j = Json::parse(in);
+  REQUIRE(j.at("inbox_cap") == 5);
+  REQUIRE(j.at("celebrity_threshold") == 3);
+  REQUIRE(j.at("active_list") == 7);
+  REQUIRE(j.at("tier_fans") == 9);
+  for (const char* key : {"inbox_cap", "celebrity_threshold", "active_list", "tier_fans"}) {
+    Json bad = args;
+    bad[key] = 0;
+    bad["force"] = true;
+    INFO(key);
+    auto r = executor->Execute(Request{"init", bad});
+    REQUIRE_FALSE(r.ok());
+    REQUIRE(r.status().code() == Code::kInvalidArgument);
+  }
 }
 
 }  // namespace

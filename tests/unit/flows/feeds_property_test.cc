@@ -50,8 +50,7 @@ class World {
     for (const auto& m : modes) {
       modes_.push_back(m);
       // Thousands of commits that test no durability: on tmpfs when there is one.
-      clusters_.push_back(
-          std::make_unique<Cluster>(ClusterOptions{4, m.feed}, test::MemoryDir()));
+      clusters_.push_back(std::make_unique<Cluster>(ClusterOptions{4, m.feed}, test::MemoryDir()));
       Json extra = m.config;
       if (!extra.empty())
         clusters_.back()->EditConfig([&extra](Json& j) {
@@ -70,7 +69,8 @@ class World {
   void Graph() {
     for (int64_t user : users_) {
       double u = std::uniform_real_distribution<double>(0.01, 1.0)(rng_);
-      int degree = std::min<int>(static_cast<int>(1.5 / (u * u)), static_cast<int>(users_.size()) / 2);
+      int degree =
+          std::min<int>(static_cast<int>(1.5 / (u * u)), static_cast<int>(users_.size()) / 2);
       for (int d = 0; d < degree; ++d) Follow(user);
     }
   }
@@ -236,8 +236,8 @@ class World {
       const auto& w = p < want.size() ? want[p] : kNone;
       const auto& g = p < got.size() ? got[p] : kNone;
       if (w == g) continue;
-      FAIL(when << ": user " << user << ", " << walk << ", page " << p << ": pull has "
-                << Items(w) << ", " << modes_[m].name << " has " << Items(g));
+      FAIL(when << ": user " << user << ", " << walk << ", page " << p << ": pull has " << Items(w)
+                << ", " << modes_[m].name << " has " << Items(g));
     }
   }
 
@@ -264,10 +264,12 @@ TEST_CASE("feeds: every page of every home timeline is the same in push, pull an
   REQUIRE(w.Messages() > 30);
   // Every path was taken: tiers 1 and 2, trims and floors, evictions and rejoins, pulled
   // celebrities, several outbox partitions per author.
-  REQUIRE(w.Count("push-small", "SELECT count(*) FROM outbox WHERE kind = 'deliver' AND "
-                                "json_extract(payload, '$.tier') = 1") > 0);
-  REQUIRE(w.Count("push-small", "SELECT count(*) FROM outbox WHERE kind = 'deliver' AND "
-                                "json_extract(payload, '$.tier') = 2") > 0);
+  REQUIRE(w.Count("push-small",
+                  "SELECT count(*) FROM outbox WHERE kind = 'deliver' AND "
+                  "json_extract(payload, '$.tier') = 1") > 0);
+  REQUIRE(w.Count("push-small",
+                  "SELECT count(*) FROM outbox WHERE kind = 'deliver' AND "
+                  "json_extract(payload, '$.tier') = 2") > 0);
   REQUIRE(w.Count("push-small", "SELECT count(*) FROM inbox_floor") > 0);
   REQUIRE(w.Count("hybrid-small", "SELECT count(*) FROM outbox WHERE kind = 'active_drop'") > 0);
   REQUIRE(w.Count("hybrid-small", "SELECT count(*) FROM outbox WHERE kind = 'active_join'") > 0);

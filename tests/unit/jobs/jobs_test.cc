@@ -161,9 +161,9 @@ TEST_CASE("jobs: every handler is idempotent even when its job_applied mark is l
 }
 
 TEST_CASE("jobs: every kind has a handler, an unknown kind is a storage error") {
-  for (const char* kind : {"user_create", "fan_add", "fan_remove", "inbox_merge", "fanout",
-                           "deliver", "purge", "undeliver", "ref_add", "ref_remove",
-                           "active_join", "active_merge", "active_drop"}) {
+  for (const char* kind :
+       {"user_create", "fan_add", "fan_remove", "inbox_merge", "fanout", "deliver", "purge",
+        "undeliver", "ref_add", "ref_remove", "active_join", "active_merge", "active_drop"}) {
     INFO(kind);
     REQUIRE(FindJobHandler(kind) != nullptr);
   }
