@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <set>
 
 #include "flows/flows.h"
@@ -58,36 +59,63 @@ int64_t Clamp(int64_t upper, int64_t ceiling) {
   return upper;
 }
 
+// An author's partitions (author_part), newest first, fetched a few at a time and kept for
+// the whole request: the merge asks for them once per window and source.
+class PartList {
+ public:
+  PartList(ShardSet& shards, int64_t author) : shards_(shards), author_(author) {}
+  // The i-th partition at or below the first top asked for; -1 when there is none.
+  int64_t At(size_t i, int64_t top) {
+    if (parts_.empty() && !complete_) top_ = top;
+    while (i >= parts_.size() && !complete_) {
+      int64_t below = parts_.empty() ? top_ : parts_.back() - 1;
+      auto more = AuthorParts(shards_.ForUser(author_), author_, below, kFetch);
+      complete_ = static_cast<int64_t>(more.size()) < kFetch;
+      parts_.insert(parts_.end(), more.begin(), more.end());
+    }
+    return i < parts_.size() ? parts_[i] : -1;
+  }
+
+ private:
+  static constexpr int64_t kFetch = 8;
+  ShardSet& shards_;
+  int64_t author_;
+  int64_t top_ = 0;
+  std::vector<int64_t> parts_;
+  bool complete_ = false;
+};
+
 // An author's outbox (all types for the reader's own, originals and reposts for a
 // followee), only below ceiling when ceiling is not 0; read partition by partition.
 Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling) {
   Source s;
   s.partitioned = true;
-  s.read = [&shards, author, own, ceiling](int64_t upper, int64_t lower, int64_t n) {
+  auto parts = std::make_shared<PartList>(shards, author);
+  s.read = [&shards, author, own, ceiling, parts](int64_t upper, int64_t lower, int64_t n) {
     upper = Clamp(upper, ceiling);
     Shard& shard = shards.ForUser(author);
     std::vector<int64_t> ids;
     int64_t top = PartOf((upper > 0 ? upper : kNoUpper) - 1);
-    while (static_cast<int64_t>(ids.size()) < n) {
-      std::vector<int64_t> parts = AuthorParts(shard, author, top, 4);
-      for (int64_t part : parts) {
-        if (PartStart(part + 1) - 1 <= lower) return ids;  // the whole week is below the window
-        for (int64_t id : ReadAuthorPart(shard, author, part, !own, upper, lower,
-                                         n - static_cast<int64_t>(ids.size())))
-          ids.push_back(id);
-        if (static_cast<int64_t>(ids.size()) >= n) return ids;
-      }
-      if (parts.size() < 4) break;
-      top = parts.back() - 1;
+    for (size_t i = 0;; ++i) {
+      int64_t part = parts->At(i, top);
+      if (part < 0) break;
+      if (part > top) continue;                     // above the cursor
+      if (PartStart(part + 1) - 1 <= lower) break;  // the whole week is below the window
+      for (int64_t id : ReadAuthorPart(shard, author, part, !own, upper, lower,
+                                       n - static_cast<int64_t>(ids.size())))
+        ids.push_back(id);
+      if (static_cast<int64_t>(ids.size()) >= n) break;
     }
     return ids;
   };
-  s.newest = [&shards, author, ceiling](int64_t upper) -> int64_t {
+  s.newest = [ceiling, parts](int64_t upper) -> int64_t {
     upper = Clamp(upper, ceiling);
     int64_t below = (upper > 0 ? upper : kNoUpper) - 1;
-    std::vector<int64_t> parts = AuthorParts(shards.ForUser(author), author, PartOf(below), 1);
-    if (parts.empty()) return 0;
-    return std::min(below, PartStart(parts[0] + 1) - 1);
+    for (size_t i = 0;; ++i) {
+      int64_t part = parts->At(i, PartOf(below));
+      if (part < 0) return 0;
+      if (part <= PartOf(below)) return std::min(below, PartStart(part + 1) - 1);
+    }
   };
   return s;
 }
