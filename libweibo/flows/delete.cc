@@ -11,6 +11,7 @@
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "storage/failure.h"
+#include "tables/author_feed.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_index.h"
 
@@ -28,6 +29,7 @@ Json Delete(Context& ctx, const Json& args) {
   WriteTxn txn(shard);
   if (!DeleteMsg(shard, msg.id)) Fail(Code::kNotFound, "no message with id " + std::to_string(msg.id));
   DeleteCounter(shard, msg.id);
+  DeleteAuthorFeed(shard, msg.user_id, msg.id);
   DeleteInbox(shard, msg.user_id, msg.id);
   AddUserCounts(shard, msg.user_id, -1, 0, 0);
   if (msg.type != kOriginal)

@@ -43,6 +43,20 @@ void ApplyUndeliver(Context& ctx, Shard& target, const Json& payload);
 // flows/timeline.cc
 Json Timeline(Context& ctx, const Json& args);
 
+// flows/active.cc: activity, and hybrid's active-follower lists
+constexpr int64_t kActivityGrainMs = 3600LL * 1000;      // last_active is refreshed hourly
+constexpr int64_t kActiveWindowMs = 24LL * 3600 * 1000;  // rejoin the lists once a day
+// After the user read their home timeline: refreshes last_active and, in hybrid, rejoins the
+// active lists of the user's followees when the last join is older than kActiveWindowMs.
+void NoteActivity(Context& ctx, int64_t user);
+// Puts fan at the head of author's active list (on the author's shard) and returns the
+// active_merge entry for the fan's shard; null when the author does not push.
+Json JoinActiveList(Context& ctx, Shard& author_shard, int64_t author, int64_t fan,
+                    int64_t floor);
+void ApplyActiveJoin(Context& ctx, Shard& target, const Json& payload);
+void ApplyActiveMerge(Context& ctx, Shard& target, const Json& payload);
+void ApplyActiveDrop(Context& ctx, Shard& target, const Json& payload);
+
 // flows/show.cc
 Json Show(Context& ctx, const Json& args);
 Json Comments(Context& ctx, const Json& args);

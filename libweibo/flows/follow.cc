@@ -7,9 +7,13 @@
 // sends them to A's inbox as an inbox_merge job. Serialising on B's shard is what makes
 // this exact: a post of B commits either before that snapshot (and is in it) or after the
 // fan row exists (and its fan-out reaches A). Deliveries re-check the follow on A's shard,
-// so a merge or fan-out that arrives after an unfollow adds nothing.
+// so a merge or fan-out that arrives after an unfollow adds nothing. In hybrid mode the
+// follow also puts A at the head of B's active list in fan_add's transaction, and the merge
+// travels as active_merge, which records that B pushes to A (flows/active.cc); unfollow
+// takes A off B's list and forgets it on A's side.
 #include "flows/flows.h"
 #include "storage/failure.h"
+#include "tables/active_fan.h"
 #include "tables/msg_index.h"
 #include "tables/user_relation.h"
 
@@ -64,6 +68,7 @@ Json Unfollow(Context& ctx, const Json& args) {
   AddUserCounts(shard, p.user, 0, 0, -1);
   TouchUser(shard, p.user, ctx.now());
   DeleteInboxByAuthor(shard, p.user, p.target);
+  DropActiveOn(shard, p.user, p.target, 0);
   ctx.Enqueue(shard, static_cast<int>(p.target % ctx.shards().count()), "fan_remove",
               Json{{"user", p.target}, {"fan", p.user}});
   txn.Commit();
@@ -78,6 +83,13 @@ void ApplyFanAdd(Context& ctx, Shard& target, const Json& p) {
     MarkPulledFrom(target, user, ctx.config().celebrity_threshold);
   }
   if (!p.value("merge", false)) return;
+  if (ctx.config().feed == "hybrid") {
+    Json entry = JoinActiveList(ctx, target, user, fan, 0);
+    if (!entry.is_null())
+      ctx.Enqueue(target, static_cast<int>(fan % ctx.shards().count()), "active_merge",
+                  Json{{"user", fan}, {"entries", Json::array({entry})}});
+    return;
+  }
   Json items = Json::array();
   for (const MsgRow& m : AuthorPosts(target, user, 0, 0, ctx.config().inbox_cap))
     items.push_back(Json::array({m.id, m.time}));
@@ -92,6 +104,7 @@ void ApplyFanAdd(Context& ctx, Shard& target, const Json& p) {
 void ApplyFanRemove(Context&, Shard& target, const Json& p) {
   int64_t user = p.at("user").get<int64_t>(), fan = p.at("fan").get<int64_t>();
   if (DeleteRelation(target, user, fan, kFan)) AddUserCounts(target, user, 0, -1, 0);
+  RemoveActiveFan(target, user, fan);
 }
 
 void ApplyInboxMerge(Context& ctx, Shard& target, const Json& p) {

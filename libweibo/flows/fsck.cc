@@ -11,8 +11,9 @@
 //                 relation rows; commented/transferred cover every page_index handed out
 //   inbox         no row for a deleted message or for an author the reader does not follow;
 //                 the author's own row for every message; in push mode (and hybrid, for
-//                 pushed authors) every post made since a follow is in the follower's inbox
-//                 — above the inbox's floor, below which the cap trimmed it
+//                 pushed authors whose active list holds the follower: active_on) every
+//                 post made since a follow is in the follower's inbox — above the inbox's
+//                 floor, below which the cap trimmed it
 #include <algorithm>
 #include <array>
 #include <map>
@@ -22,6 +23,7 @@
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "jobs/jobs.h"
+#include "tables/active_fan.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_index.h"
 #include "tables/msg_msg_relation.h"
@@ -41,6 +43,7 @@ struct Snapshot {
   std::set<std::pair<int64_t, int64_t>> inbox;  // (user, msg)
   std::vector<InboxRow> inbox_rows;
   std::map<int64_t, int64_t> floors;  // inbox floor by user (tables/msg_index.h)
+  std::set<std::pair<int64_t, int64_t>> active_on;  // (reader, author), hybrid
 
   int64_t Floor(int64_t user) const {
     auto it = floors.find(user);
@@ -62,6 +65,7 @@ Snapshot Load(Context& ctx) {
     for (auto& c : AllCounters(shard)) s.counters[c.msg_id] = c;
     for (auto& r : AllMsgRelations(shard)) s.msg_relations.push_back(r);
     for (auto& f : AllInboxFloors(shard)) s.floors[f.first] = f.second;
+    for (auto& a : AllActiveOn(shard)) s.active_on.insert(a);
     for (auto& r : AllInbox(shard)) {
       s.inbox.insert({r.user_id, r.msg_id});
       s.inbox_rows.push_back(r);
@@ -229,6 +233,7 @@ void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
   for (const auto& [user, other, type] : s.relations) {
     if (type != kFollowing || !s.users.count(other)) continue;
     if (!PushesAuthor(ctx, s.users.at(other))) continue;
+    if (ctx.config().feed == "hybrid" && !s.active_on.count({user, other})) continue;
     int64_t since = s.relation_time.at({user, other, type});
     int64_t floor = s.Floor(user);
     for (const MsgRow* m : posts[other]) {

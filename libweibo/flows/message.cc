@@ -1,6 +1,7 @@
 #include "flows/message.h"
 
 #include "storage/gene_id.h"
+#include "tables/author_feed.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_index.h"
 
@@ -10,6 +11,7 @@ MsgRow WriteMessage(Context& ctx, Shard& shard, MsgRow row) {
   row.time = ctx.now();
   row.id = NextGeneId(shard, row.user_id, row.time);
   InsertMsg(shard, row);
+  InsertAuthorFeed(shard, row.user_id, row.id, row.type);
   InitCounter(shard, row.id);
   AddUserCounts(shard, row.user_id, 1, 0, 0);
   TouchUser(shard, row.user_id, row.time);

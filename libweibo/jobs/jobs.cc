@@ -1,5 +1,8 @@
 #include "jobs/jobs.h"
 
+#include <map>
+#include <string>
+
 #include "flows/flows.h"
 #include "jobs/transport.h"
 #include "storage/failure.h"
@@ -24,6 +27,9 @@ const JobKind kJobKinds[] = {
     {"undeliver", ApplyUndeliver},     // flows/fanout.cc
     {"ref_add", ApplyRefAdd},          // flows/comment.cc
     {"ref_remove", ApplyRefRemove},    // flows/delete.cc
+    {"active_join", ApplyActiveJoin},  // flows/active.cc
+    {"active_merge", ApplyActiveMerge},
+    {"active_drop", ApplyActiveDrop},
 };
 
 }  // namespace
@@ -34,19 +40,90 @@ JobHandler FindJobHandler(const std::string& kind) {
   return nullptr;
 }
 
-bool ApplyJob(Context& ctx, const JobRow& job) {
+namespace {
+
+// Applies job inside the target's open transaction: handler and job_applied mark, unless
+// already applied. True when it was applied now.
+bool ApplyInTxn(Context& ctx, Shard& target, const JobRow& job) {
   JobHandler handler = FindJobHandler(job.kind);
-  if (handler == nullptr) Fail(Code::kStorageError, "outbox job of unknown kind " + job.kind);
+  if (handler == nullptr)
+    Fail(Code::kStorageError, "outbox job of unknown kind " + job.kind);
+  if (JobApplied(target, job.global_id())) return false;
+  handler(ctx, target, Json::parse(job.payload));
+  RecordJobApplied(target, job.global_id(), ctx.now());
+  return true;
+}
+
+// The done marks need no fsync of their own. A mark lost in a power cut leaves pending a
+// job its target has already applied (job_applied, committed with synchronous=FULL before
+// the mark was written), and applying it again changes nothing; a process crash loses
+// nothing at all (the commit is in the OS's hands). So the marks commit with
+// synchronous=NORMAL, and the shard's next FULL commit syncs them with it, as the WAL is
+// synced as a whole. This saves one fsync per drain and source shard.
+class MarksWithoutFsync {
+ public:
+  explicit MarksWithoutFsync(Shard& shard) : shard_(shard) {
+    Stmt& s = shard.Query("PRAGMA synchronous");
+    level_ = s.Step() ? s.Int(0) : 0;
+    s.Reset();
+    if (level_ > 1) shard.Exec("PRAGMA synchronous=NORMAL");
+  }
+  ~MarksWithoutFsync() {
+    try {
+      if (level_ > 1) shard_.Exec(("PRAGMA synchronous=" + std::to_string(level_)).c_str());
+    } catch (...) {  // the connection is unusable anyway; its next statement reports it
+    }
+  }
+  MarksWithoutFsync(const MarksWithoutFsync&) = delete;
+  MarksWithoutFsync& operator=(const MarksWithoutFsync&) = delete;
+
+ private:
+  Shard& shard_;
+  int64_t level_ = 0;
+};
+
+// Applies a batch of jobs with one transaction per target shard (each job with its
+// job_applied mark, so the batch is idempotent job by job), then marks them done with one
+// transaction per source shard. Jobs of one target keep their order; jobs of different
+// targets touch different files and commute. A crash between the two phases leaves jobs
+// pending that are already applied: applying them again changes nothing. Returns how many
+// were applied now.
+int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs) {
+  std::map<int, std::vector<const JobRow*>> by_target;
+  for (const JobRow& job : jobs) by_target[job.target_shard].push_back(&job);
+  int64_t n = 0;
+  std::map<int, std::vector<int64_t>> done;  // source shard -> local ids still to mark
+  for (auto& [t, group] : by_target) {
+    Shard& target = ctx.shards().At(t);
+    WriteTxn txn(target);
+    for (const JobRow* job : group) {
+      if (ApplyInTxn(ctx, target, *job)) ++n;
+      if (job->source_shard == t)
+        MarkJobDone(target, job->local_id);
+      else
+        done[job->source_shard].push_back(job->local_id);
+    }
+    txn.Commit();
+  }
+  for (auto& [s, ids] : done) {
+    Shard& source = ctx.shards().At(s);
+    MarksWithoutFsync relaxed(source);
+    WriteTxn txn(source);
+    for (int64_t id : ids) MarkJobDone(source, id);
+    txn.Commit();
+  }
+  return n;
+}
+
+}  // namespace
+
+bool ApplyJob(Context& ctx, const JobRow& job) {
   Shard& target = ctx.shards().At(job.target_shard);
   Shard& source = ctx.shards().At(job.source_shard);
   bool applied = false;
   {
     WriteTxn txn(target);
-    if (!JobApplied(target, job.global_id())) {
-      handler(ctx, target, Json::parse(job.payload));
-      RecordJobApplied(target, job.global_id(), ctx.now());
-      applied = true;
-    }
+    applied = ApplyInTxn(ctx, target, job);
     if (&source == &target) MarkJobDone(source, job.local_id);
     txn.Commit();
   }
@@ -59,52 +136,47 @@ bool ApplyJob(Context& ctx, const JobRow& job) {
 }
 
 // --- cluster hook (jobs/transport.h; the transport itself is net/node.cc) ---------------
-// Without a transport this is ApplyJob. On a cluster node, a job for a shard another node
-// owns goes to the transport and is marked done here only once it was acknowledged.
+// Without a transport every job is applied here (ApplyBatch). On a cluster node, a job for
+// a shard another node owns goes to the transport and is marked done here only once it was
+// acknowledged; a node drains only the outboxes of the shards it owns.
 namespace {
 
-enum class Outcome { kApplied, kAlreadyDone, kStillPending };
+bool IsRemote(Context& ctx, const JobRow& job) {
+  return ctx.transport() != nullptr && !ctx.transport()->Owns(job.target_shard);
+}
 
-Outcome Dispatch(Context& ctx, const JobRow& job) {
-  JobTransport* transport = ctx.transport();
-  if (transport == nullptr || transport->Owns(job.target_shard))
-    return ApplyJob(ctx, job) ? Outcome::kApplied : Outcome::kAlreadyDone;
-  if (!transport->Deliver(job)) return Outcome::kStillPending;
-  Shard& source = ctx.shards().At(job.source_shard);
-  WriteTxn txn(source);
-  MarkJobDone(source, job.local_id);
-  txn.Commit();
-  return Outcome::kApplied;
+bool DrainsSource(Context& ctx, int shard) {
+  return ctx.transport() == nullptr || ctx.transport()->Owns(shard);
 }
 
 // Delivers the jobs for other nodes' shards that one drain collected, all at once (their
-// owners apply them in parallel), and marks the acknowledged ones done.
-int64_t DeliverCollected(Context& ctx, std::vector<JobRow>* batch) {
+// owners apply them in parallel), and marks the acknowledged ones done, one transaction
+// per source shard. The targets of unacknowledged jobs are flagged in *stuck (if given).
+// Returns how many were acknowledged.
+int64_t DeliverCollected(Context& ctx, std::vector<JobRow>* batch,
+                         std::vector<bool>* stuck = nullptr) {
   if (batch->empty()) return 0;
   std::vector<bool> acked;
   ctx.transport()->DeliverBatch(*batch, &acked);
+  acked.resize(batch->size(), false);
+  std::map<int, std::vector<int64_t>> done;  // source shard -> local ids acknowledged
+  for (size_t i = 0; i < batch->size(); ++i) {
+    const JobRow& job = (*batch)[i];
+    if (acked[i])
+      done[job.source_shard].push_back(job.local_id);
+    else if (stuck != nullptr)
+      (*stuck)[job.target_shard] = true;
+  }
   int64_t n = 0;
-  // One transaction per source shard marks its acknowledged jobs done.
-  std::vector<bool> marked(batch->size(), false);
-  for (size_t i = 0; i < batch->size() && i < acked.size(); ++i) {
-    if (!acked[i] || marked[i]) continue;
-    Shard& source = ctx.shards().At((*batch)[i].source_shard);
+  for (auto& [s, ids] : done) {
+    Shard& source = ctx.shards().At(s);
     WriteTxn txn(source);
-    for (size_t j = i; j < batch->size() && j < acked.size(); ++j) {
-      if (!acked[j] || marked[j] || (*batch)[j].source_shard != (*batch)[i].source_shard) continue;
-      MarkJobDone(source, (*batch)[j].local_id);
-      marked[j] = true;
-      ++n;
-    }
+    for (int64_t id : ids) MarkJobDone(source, id);
     txn.Commit();
+    n += static_cast<int64_t>(ids.size());
   }
   batch->clear();
   return n;
-}
-
-// A node drains only the outboxes of the shards it owns.
-bool DrainsSource(Context& ctx, int shard) {
-  return ctx.transport() == nullptr || ctx.transport()->Owns(shard);
 }
 
 }  // namespace
@@ -112,20 +184,24 @@ bool DrainsSource(Context& ctx, int shard) {
 
 int64_t DrainCreated(Context& ctx) {
   int64_t n = 0;
-  auto& jobs = ctx.created_jobs();
-  std::vector<JobRow> remote;  // cluster: jobs for other nodes' shards, sent together
-  // Handlers append to the same list while it is walked: index, not iterator.
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    JobRow row;
-    Shard& source = ctx.shards().At(jobs[i].shard);
-    if (!GetJob(source, jobs[i].local_id, &row) || row.state != 0) continue;
-    if (ctx.transport() != nullptr && !ctx.transport()->Owns(row.target_shard))
-      remote.push_back(row);
-    else if (Dispatch(ctx, row) == Outcome::kApplied)
-      ++n;
+  auto& created = ctx.created_jobs();
+  // Wave by wave: the jobs created so far form one batch; the jobs their handlers create
+  // (appended to the same list) form the next, so a job is applied after the one that made
+  // it (tier 0 deliveries before tier 1, a merge after its fan row). On a cluster node the
+  // wave's jobs for other nodes' shards go out together.
+  size_t next = 0;
+  while (next < created.size()) {
+    std::vector<JobRow> wave, remote;
+    for (size_t end = created.size(); next < end; ++next) {
+      JobRow row;
+      Shard& source = ctx.shards().At(created[next].shard);
+      if (!GetJob(source, created[next].local_id, &row) || row.state != 0) continue;
+      (IsRemote(ctx, row) ? remote : wave).push_back(std::move(row));
+    }
+    n += ApplyBatch(ctx, wave);
+    n += DeliverCollected(ctx, &remote);
   }
-  if (!remote.empty()) n += DeliverCollected(ctx, &remote);
-  jobs.clear();
+  created.clear();
   return n;
 }
 
@@ -137,14 +213,19 @@ int64_t DrainAllPending(Context& ctx) {
     more = false;
     for (int i = 0; i < ctx.shards().count(); ++i) {
       if (!DrainsSource(ctx, i)) continue;
-      for (const JobRow& row : PendingJobs(ctx.shards().At(i), 256)) {
+      std::vector<JobRow> local, remote;
+      for (JobRow& row : PendingJobs(ctx.shards().At(i), 256)) {
         if (stuck[row.target_shard]) continue;
-        Outcome outcome = Dispatch(ctx, row);
-        if (outcome == Outcome::kApplied) ++n;
-        if (outcome == Outcome::kStillPending)
-          stuck[row.target_shard] = true;
-        else
-          more = true;
+        (IsRemote(ctx, row) ? remote : local).push_back(std::move(row));
+      }
+      if (!local.empty()) {
+        more = true;
+        n += ApplyBatch(ctx, local);
+      }
+      if (!remote.empty()) {
+        int64_t acked = DeliverCollected(ctx, &remote, &stuck);
+        if (acked > 0) more = true;
+        n += acked;
       }
     }
     n += DrainCreated(ctx);

@@ -39,6 +39,10 @@ Json Init(const EmbeddedOptions& options, const Json& args) {
   config.feed = args.value("feed", config.feed);
   config.page_size = static_cast<int>(args.value("page_size", int64_t{20}));
   config.strategy = args.value("strategy", config.strategy);
+  config.inbox_cap = static_cast<int>(args.value("inbox_cap", int64_t{config.inbox_cap}));
+  config.celebrity_threshold = args.value("celebrity_threshold", config.celebrity_threshold);
+  config.active_list = args.value("active_list", config.active_list);
+  config.tier_fans = args.value("tier_fans", config.tier_fans);
   ShardSet::Create(options.data_dir, config, args.value("force", false));
   return Json{{"data", options.data_dir},
               {"shards", config.shards},

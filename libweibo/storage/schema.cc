@@ -68,6 +68,34 @@ ALTER TABLE user_info ADD COLUMN pulled INTEGER NOT NULL DEFAULT 0;
     R"sql(
 CREATE TABLE msg_deleted(msg_id INTEGER PRIMARY KEY);
 )sql",
+    // 5: the feed modes of SPEC §5 in full.
+    //  author_feed / author_part: pull's time-partitioned author outboxes — every message
+    //    of an author keyed by (author, part, msg_id), part = the id's week since the id
+    //    epoch (tables/author_feed.h); author_part lists the partitions an author has, so a
+    //    merge skips empty weeks without touching the messages.
+    //  active_fan: hybrid's fixed-length LRU list of each author's active followers
+    //    (seed 004), on the author's shard; touched is a per-author sequence.
+    //  active_on: on the reader's shard, the authors whose active list holds the reader
+    //    (since = the list entry's sequence): only those push to the reader.
+    //  user_info.lists_touched: when the user last (re)joined their followees' lists.
+    R"sql(
+CREATE TABLE author_feed(
+  user_id INTEGER NOT NULL, part INTEGER NOT NULL, msg_id INTEGER NOT NULL,
+  type INTEGER NOT NULL, PRIMARY KEY(user_id, part, msg_id)) WITHOUT ROWID;
+CREATE TABLE author_part(
+  user_id INTEGER NOT NULL, part INTEGER NOT NULL, PRIMARY KEY(user_id, part)) WITHOUT ROWID;
+INSERT INTO author_feed(user_id, part, msg_id, type)
+  SELECT user_id, (msg_id >> 22) / 604800000, msg_id, type FROM msg_info;
+INSERT OR IGNORE INTO author_part(user_id, part) SELECT user_id, part FROM author_feed;
+CREATE TABLE active_fan(
+  author_id INTEGER NOT NULL, fan_id INTEGER NOT NULL, touched INTEGER NOT NULL,
+  PRIMARY KEY(author_id, fan_id)) WITHOUT ROWID;
+CREATE INDEX active_fan_lru ON active_fan(author_id, touched);
+CREATE TABLE active_on(
+  user_id INTEGER NOT NULL, author_id INTEGER NOT NULL, since INTEGER NOT NULL,
+  PRIMARY KEY(user_id, author_id)) WITHOUT ROWID;
+ALTER TABLE user_info ADD COLUMN lists_touched INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);

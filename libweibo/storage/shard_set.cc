@@ -52,6 +52,8 @@ Json ClusterConfig::ToJson() const {
               {"page_size", page_size},
               {"inbox_cap", inbox_cap},
               {"celebrity_threshold", celebrity_threshold},
+              {"active_list", active_list},
+              {"tier_fans", tier_fans},
               {"strategy", strategy},
               {"name_hash", "blake2b-64 of the UTF-8 name, little-endian, mod shards"}};
 }
@@ -66,12 +68,16 @@ ClusterConfig ClusterConfig::FromJson(const Json& j) {
     c.page_size = j.value("page_size", c.page_size);
     c.inbox_cap = j.value("inbox_cap", c.inbox_cap);
     c.celebrity_threshold = j.value("celebrity_threshold", c.celebrity_threshold);
+    c.active_list = j.value("active_list", c.active_list);
+    c.tier_fans = j.value("tier_fans", c.tier_fans);
     c.strategy = j.value("strategy", c.strategy);
   } catch (const std::exception& e) {
     Fail(Code::kStorageError, std::string("cluster.json is invalid: ") + e.what());
   }
-  if (!IsPowerOfTwo(c.shards) || c.page_size < 1 || c.inbox_cap < 1)
-    Fail(Code::kStorageError, "cluster.json is invalid: shards, page_size or inbox_cap");
+  if (!IsPowerOfTwo(c.shards) || c.page_size < 1 || c.inbox_cap < 1 || c.active_list < 1 ||
+      c.tier_fans < 1)
+    Fail(Code::kStorageError,
+         "cluster.json is invalid: shards, page_size, inbox_cap, active_list or tier_fans");
   return c;
 }
 
@@ -154,6 +160,11 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
          "--strategy " + config.strategy + " is not available in this build; only gene is");
   if (config.page_size < 1 || config.page_size > 1000)
     Fail(Code::kInvalidArgument, "--page-size must be from 1 to 1000");
+  if (config.inbox_cap < 1) Fail(Code::kInvalidArgument, "--inbox-cap must be at least 1");
+  if (config.celebrity_threshold < 1)
+    Fail(Code::kInvalidArgument, "--celebrity-threshold must be at least 1");
+  if (config.active_list < 1) Fail(Code::kInvalidArgument, "--active-list must be at least 1");
+  if (config.tier_fans < 1) Fail(Code::kInvalidArgument, "--tier-fans must be at least 1");
   if (!Exists(dir) && mkdir(dir.c_str(), 0755) != 0)
     Fail(Code::kStorageError, "cannot create data directory " + dir);
   std::string json_path = dir + "/cluster.json";

@@ -34,6 +34,21 @@ void DeliverInbox(Shard& shard, const InboxRow& r) {
       .Run();
 }
 
+void DeliverInboxMany(Shard& shard, const std::string& users_json, int64_t msg_id,
+                      int64_t author_id, int64_t time) {
+  shard
+      .Query(
+          "INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
+          "SELECT j.value, ?2, ?3, ?4 FROM json_each(?1) AS j WHERE EXISTS "
+          "(SELECT 1 FROM user_relation WHERE user_id = j.value AND type = 1 AND follow_id = ?3) "
+          "AND NOT EXISTS (SELECT 1 FROM msg_deleted WHERE msg_id = ?2)")
+      .Bind(1, users_json)
+      .Bind(2, msg_id)
+      .Bind(3, author_id)
+      .Bind(4, time)
+      .Run();
+}
+
 void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id) {
   shard.Query("DELETE FROM msg_index WHERE user_id = ? AND msg_id = ?")
       .Bind(1, user)

@@ -16,6 +16,7 @@
 #define WEIBO_TABLES_MSG_INDEX_H_
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,9 @@ void InsertInbox(Shard& shard, const InboxRow& row);
 // same shard) and the message is not known deleted (msg_deleted, on the same shard): a
 // delivery that races an unfollow, or arrives after the message's purge, adds nothing.
 void DeliverInbox(Shard& shard, const InboxRow& row);
+// DeliverInbox for every reader in users_json (a JSON array of user ids), in one statement.
+void DeliverInboxMany(Shard& shard, const std::string& users_json, int64_t msg_id,
+                      int64_t author_id, int64_t time);
 void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id);
 void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author);
 // Newest first: rows with since_id < msg_id < max_id (0 = unbounded), at most limit.

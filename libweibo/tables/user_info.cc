@@ -6,7 +6,8 @@ namespace weibo {
 namespace {
 
 UserRow ReadRow(Stmt& s) {
-  return UserRow{s.Int(0), s.Text(1), s.Int(2), s.Int(3), s.Int(4), s.Int(5), s.Int(6), s.Int(7) != 0};
+  return UserRow{s.Int(0), s.Text(1), s.Int(2),      s.Int(3), s.Int(4),
+                 s.Int(5), s.Int(6),  s.Int(7) != 0, s.Int(8)};
 }
 
 }  // namespace
@@ -14,7 +15,7 @@ UserRow ReadRow(Stmt& s) {
 std::optional<UserRow> GetUser(Shard& shard, int64_t id) {
   Stmt& s = shard.Query(
       "SELECT user_id, user_name, msg_count, fans_count, follow_count, created, last_active, "
-      "pulled "
+      "pulled, lists_touched "
       "FROM user_info WHERE user_id = ?");
   s.Bind(1, id);
   std::optional<UserRow> row;
@@ -70,10 +71,17 @@ void TouchUser(Shard& shard, int64_t id, int64_t now_ms) {
       .Run();
 }
 
+void SetListsTouched(Shard& shard, int64_t id, int64_t now_ms) {
+  shard.Query("UPDATE user_info SET lists_touched = ? WHERE user_id = ?")
+      .Bind(1, now_ms)
+      .Bind(2, id)
+      .Run();
+}
+
 std::vector<UserRow> ListUsers(Shard& shard) {
   Stmt& s = shard.Query(
       "SELECT user_id, user_name, msg_count, fans_count, follow_count, created, last_active, "
-      "pulled "
+      "pulled, lists_touched "
       "FROM user_info ORDER BY user_id");
   std::vector<UserRow> rows;
   while (s.Step()) rows.push_back(ReadRow(s));

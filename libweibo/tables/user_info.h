@@ -22,6 +22,7 @@ struct UserRow {
   int64_t msg_count = 0, fans_count = 0, follow_count = 0;
   int64_t created = 0, last_active = 0;
   bool pulled = false;  // hybrid: has reached the celebrity threshold (pulled for good)
+  int64_t lists_touched = 0;  // hybrid: when the user last joined the followees' active lists
 };
 
 std::optional<UserRow> GetUser(Shard& shard, int64_t id);
@@ -31,6 +32,7 @@ void AddUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t
 // Sets pulled once fans_count >= threshold; it is never cleared.
 void MarkPulledFrom(Shard& shard, int64_t id, int64_t threshold);
 void TouchUser(Shard& shard, int64_t id, int64_t now_ms);
+void SetListsTouched(Shard& shard, int64_t id, int64_t now_ms);
 std::vector<UserRow> ListUsers(Shard& shard);
 void SetUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows);
 

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -31,8 +32,11 @@ constexpr long long kNow = 1700000000000LL;
 // A directory made by mkdtemp, removed with everything in it when the test ends.
 class TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "weibo-test-XXXXXX").string();
+  // In base when given (e.g. /dev/shm), else in the system's temporary directory.
+  explicit TempDir(const std::string& base = "") {
+    std::filesystem::path parent = base.empty() ? std::filesystem::temp_directory_path()
+                                                : std::filesystem::path(base);
+    std::string tmpl = (parent / "weibo-test-XXXXXX").string();
     REQUIRE(mkdtemp(tmpl.data()) != nullptr);
     path_ = tmpl;
   }
@@ -74,10 +78,21 @@ struct ClusterOptions {
   bool drain = true;
 };
 
+// /dev/shm when it is a writable directory (tmpfs: fsync costs nothing), else "". For tests
+// that run thousands of writes and do not test durability.
+inline std::string MemoryDir() {
+  std::error_code ec;
+  if (std::filesystem::is_directory("/dev/shm", ec) && access("/dev/shm", W_OK) == 0)
+    return "/dev/shm";
+  return "";
+}
+
 // A fresh cluster in a temporary directory and an embedded executor over it.
 class Cluster {
  public:
-  explicit Cluster(ClusterOptions options = ClusterOptions()) : options_(std::move(options)) {
+  // base_dir: where the cluster's temporary directory goes ("": the system's).
+  explicit Cluster(ClusterOptions options = ClusterOptions(), const std::string& base_dir = "")
+      : dir_(base_dir), options_(std::move(options)) {
     Reopen();
     Run("init", Json{{"shards", options_.shards},
                      {"feed", options_.feed},

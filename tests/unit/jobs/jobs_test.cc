@@ -113,9 +113,16 @@ TEST_CASE("jobs: with --async, writes leave pending jobs in the outbox") {
   REQUIRE(DrainAllPending(ctx) == 0);
 }
 
+// A fan-out smaller than tier_fans runs inside the post's transaction (flows/fanout.cc);
+// tier_fans 1 makes every push fan-out a fanout job with tiered deliver jobs.
+void EveryFanOutAJob(Cluster& c) {
+  c.EditConfig([](Json& j) { j["tier_fans"] = 1; });
+}
+
 TEST_CASE("jobs: applying a job twice (state reset to pending) changes nothing the second time") {
   std::string feed = GENERATE("push", "hybrid", "pull");
   Cluster c(ClusterOptions{4, feed, 2});
+  EveryFanOutAJob(c);
   c.SetDrain(false);
   std::vector<std::string> kinds;
   Scenario(c, [&] {
@@ -136,6 +143,7 @@ TEST_CASE("jobs: applying a job twice (state reset to pending) changes nothing t
 
   // Exactly the state of the same writes drained one by one.
   Cluster drained(ClusterOptions{4, feed, 2});
+  EveryFanOutAJob(drained);
   Scenario(drained, [] {});
   REQUIRE(DumpCluster(c.dir(), 4, false) == DumpCluster(drained.dir(), 4, false));
 }
@@ -179,17 +187,20 @@ TEST_CASE(
 TEST_CASE("jobs: every handler is idempotent even when its job_applied mark is lost") {
   std::string feed = GENERATE("push", "pull");
   Cluster c(ClusterOptions{4, feed, 2});
+  EveryFanOutAJob(c);
   c.SetDrain(false);
   Scenario(c, [&] { ApplyAllTwice(c, Replay::kForgetApplied); });
   REQUIRE(c.Fsck().at("ok") == true);
   Cluster drained(ClusterOptions{4, feed, 2});
+  EveryFanOutAJob(drained);
   Scenario(drained, [] {});
   REQUIRE(DumpCluster(c.dir(), 4, false) == DumpCluster(drained.dir(), 4, false));
 }
 
 TEST_CASE("jobs: every kind has a handler, an unknown kind is a storage error") {
-  for (const char* kind : {"user_create", "fan_add", "fan_remove", "inbox_merge", "fanout",
-                           "deliver", "purge", "undeliver", "ref_add", "ref_remove"}) {
+  for (const char* kind :
+       {"user_create", "fan_add", "fan_remove", "inbox_merge", "fanout", "deliver", "purge",
+        "undeliver", "ref_add", "ref_remove", "active_join", "active_merge", "active_drop"}) {
     INFO(kind);
     REQUIRE(FindJobHandler(kind) != nullptr);
   }
@@ -207,6 +218,7 @@ TEST_CASE("jobs: a job's effect and its done mark commit together on one shard")
   // A job whose source and target are the same shard (fanout on the author's shard) is
   // marked done in the same transaction that applies it.
   Cluster c(ClusterOptions{1, "push"});
+  EveryFanOutAJob(c);
   c.AddUser("alice");
   c.AddUser("bob");
   c.Follow(2, 1);

@@ -1,0 +1,93 @@
+#include "tables/active_fan.h"
+
+#include "storage/shard.h"
+
+namespace weibo {
+
+int64_t TouchActiveFan(Shard& shard, int64_t author, int64_t fan, int64_t length,
+                       std::vector<ActiveEntry>* evicted) {
+  Stmt& top = shard.Query("SELECT max(touched) FROM active_fan WHERE author_id = ?");
+  top.Bind(1, author);
+  int64_t seq = (top.Step() && !top.IsNull(0) ? top.Int(0) : 0) + 1;
+  top.Reset();
+  shard
+      .Query(
+          "INSERT INTO active_fan(author_id, fan_id, touched) VALUES (?1, ?2, ?3) "
+          "ON CONFLICT(author_id, fan_id) DO UPDATE SET touched = ?3")
+      .Bind(1, author)
+      .Bind(2, fan)
+      .Bind(3, seq)
+      .Run();
+  // The entries beyond the newest `length`, oldest first.
+  Stmt& old = shard.Query(
+      "SELECT fan_id, touched FROM active_fan WHERE author_id = ? "
+      "ORDER BY touched DESC LIMIT -1 OFFSET ?");
+  old.Bind(1, author).Bind(2, length);
+  std::vector<ActiveEntry> out;
+  while (old.Step()) out.push_back({old.Int(0), old.Int(1)});
+  for (const auto& e : out) RemoveActiveFan(shard, author, e.fan);
+  if (evicted) evicted->insert(evicted->end(), out.begin(), out.end());
+  return seq;
+}
+
+void RemoveActiveFan(Shard& shard, int64_t author, int64_t fan) {
+  shard.Query("DELETE FROM active_fan WHERE author_id = ? AND fan_id = ?")
+      .Bind(1, author)
+      .Bind(2, fan)
+      .Run();
+}
+
+std::vector<int64_t> ActiveFans(Shard& shard, int64_t author) {
+  Stmt& s = shard.Query("SELECT fan_id FROM active_fan WHERE author_id = ? ORDER BY fan_id");
+  s.Bind(1, author);
+  std::vector<int64_t> ids;
+  while (s.Step()) ids.push_back(s.Int(0));
+  return ids;
+}
+
+void SetActiveOn(Shard& shard, int64_t user, int64_t author, int64_t since) {
+  shard
+      .Query(
+          "INSERT INTO active_on(user_id, author_id, since) VALUES (?1, ?2, ?3) "
+          "ON CONFLICT(user_id, author_id) DO UPDATE SET since = max(since, ?3)")
+      .Bind(1, user)
+      .Bind(2, author)
+      .Bind(3, since)
+      .Run();
+}
+
+void DropActiveOn(Shard& shard, int64_t user, int64_t author, int64_t upto) {
+  shard
+      .Query(
+          "DELETE FROM active_on WHERE user_id = ?1 AND author_id = ?2 "
+          "AND (?3 = 0 OR since <= ?3)")
+      .Bind(1, user)
+      .Bind(2, author)
+      .Bind(3, upto)
+      .Run();
+}
+
+std::set<int64_t> ActiveAuthors(Shard& shard, int64_t user) {
+  Stmt& s = shard.Query("SELECT author_id FROM active_on WHERE user_id = ?");
+  s.Bind(1, user);
+  std::set<int64_t> ids;
+  while (s.Step()) ids.insert(s.Int(0));
+  return ids;
+}
+
+bool IsActiveOn(Shard& shard, int64_t user, int64_t author) {
+  Stmt& s = shard.Query("SELECT 1 FROM active_on WHERE user_id = ? AND author_id = ?");
+  s.Bind(1, user).Bind(2, author);
+  bool found = s.Step();
+  s.Reset();
+  return found;
+}
+
+std::vector<std::pair<int64_t, int64_t>> AllActiveOn(Shard& shard) {
+  Stmt& s = shard.Query("SELECT user_id, author_id FROM active_on");
+  std::vector<std::pair<int64_t, int64_t>> rows;
+  while (s.Step()) rows.emplace_back(s.Int(0), s.Int(1));
+  return rows;
+}
+
+}  // namespace weibo

@@ -1,0 +1,56 @@
+#include "tables/author_feed.h"
+
+#include <limits>
+
+#include "storage/shard.h"
+
+namespace weibo {
+
+void InsertAuthorFeed(Shard& shard, int64_t author, int64_t msg_id, int type) {
+  shard.Query("INSERT OR IGNORE INTO author_feed(user_id, part, msg_id, type) VALUES (?, ?, ?, ?)")
+      .Bind(1, author)
+      .Bind(2, PartOf(msg_id))
+      .Bind(3, msg_id)
+      .Bind(4, type)
+      .Run();
+  shard.Query("INSERT OR IGNORE INTO author_part(user_id, part) VALUES (?, ?)")
+      .Bind(1, author)
+      .Bind(2, PartOf(msg_id))
+      .Run();
+}
+
+void DeleteAuthorFeed(Shard& shard, int64_t author, int64_t msg_id) {
+  shard.Query("DELETE FROM author_feed WHERE user_id = ? AND part = ? AND msg_id = ?")
+      .Bind(1, author)
+      .Bind(2, PartOf(msg_id))
+      .Bind(3, msg_id)
+      .Run();
+}
+
+std::vector<int64_t> AuthorParts(Shard& shard, int64_t author, int64_t part, int64_t limit) {
+  Stmt& s = shard.Query(
+      "SELECT part FROM author_part WHERE user_id = ? AND part <= ? ORDER BY part DESC LIMIT ?");
+  s.Bind(1, author).Bind(2, part).Bind(3, limit);
+  std::vector<int64_t> parts;
+  while (s.Step()) parts.push_back(s.Int(0));
+  return parts;
+}
+
+std::vector<int64_t> ReadAuthorPart(Shard& shard, int64_t author, int64_t part, bool posts_only,
+                                    int64_t max_id, int64_t since_id, int64_t limit) {
+  Stmt& s = shard.Query(
+      posts_only ? "SELECT msg_id FROM author_feed WHERE user_id = ? AND part = ? AND msg_id < ? "
+                   "AND msg_id > ? AND type IN (0, 2) ORDER BY msg_id DESC LIMIT ?"
+                 : "SELECT msg_id FROM author_feed WHERE user_id = ? AND part = ? AND msg_id < ? "
+                   "AND msg_id > ? ORDER BY msg_id DESC LIMIT ?");
+  s.Bind(1, author)
+      .Bind(2, part)
+      .Bind(3, max_id > 0 ? max_id : std::numeric_limits<int64_t>::max())
+      .Bind(4, since_id)
+      .Bind(5, limit);
+  std::vector<int64_t> ids;
+  while (s.Step()) ids.push_back(s.Int(0));
+  return ids;
+}
+
+}  // namespace weibo

@@ -1,0 +1,38 @@
+// author_feed and author_part (SPEC §5 pull): each author's outbox, time-partitioned, on
+// shard(author).
+//
+// One author_feed row per live message (all types, so the author's own timeline can read
+// comments too), keyed (user_id, part, msg_id) where part is the week of the id's
+// millisecond field since the id epoch (msg_id >> 22 is milliseconds since 2020-01-01, so a
+// partition is an id range: [PartStart(p), PartStart(p + 1))). author_part holds one row
+// per (author, partition) that ever held a message: a merge asks it which weeks to read
+// and never touches an empty one; a row stays after its messages are deleted (it only costs
+// one empty read). Both change in the transaction that writes or deletes the message.
+#ifndef WEIBO_TABLES_AUTHOR_FEED_H_
+#define WEIBO_TABLES_AUTHOR_FEED_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace weibo {
+
+class Shard;
+
+constexpr int64_t kPartitionMs = 7LL * 24 * 3600 * 1000;  // one week per partition
+
+inline int64_t PartOf(int64_t msg_id) { return (msg_id >> 22) / kPartitionMs; }
+// The lowest id of partition part.
+inline int64_t PartStart(int64_t part) { return (part * kPartitionMs) << 22; }
+
+void InsertAuthorFeed(Shard& shard, int64_t author, int64_t msg_id, int type);
+void DeleteAuthorFeed(Shard& shard, int64_t author, int64_t msg_id);
+// The author's partitions at or below part, newest first, at most limit.
+std::vector<int64_t> AuthorParts(Shard& shard, int64_t author, int64_t part, int64_t limit);
+// Ids of one partition, newest first, within since_id < id < max_id (max_id 0: unbounded);
+// posts_only: originals and reposts (what followers see), else every type.
+std::vector<int64_t> ReadAuthorPart(Shard& shard, int64_t author, int64_t part, bool posts_only,
+                                    int64_t max_id, int64_t since_id, int64_t limit);
+
+}  // namespace weibo
+
+#endif  // WEIBO_TABLES_AUTHOR_FEED_H_

@@ -1,0 +1,172 @@
+// The mechanisms of the feed modes (SPEC §5) one by one: push's activity tiers, pull's
+// time-partitioned outboxes (what a read touches, seen through --explain), hybrid's
+// active-follower LRU lists (evictions, pull for those not on a list, rejoin on return).
+// feeds_property_test.cc checks that the timelines stay identical whatever happens.
+#include <algorithm>
+
+#include "test_support.h"
+
+namespace weibo {
+namespace {
+
+using test::Cluster;
+using test::ClusterOptions;
+using test::RawDb;
+
+constexpr long long kDay = 24LL * 3600 * 1000;
+
+// Statements of one request that read an author's outbox partitions.
+int OutboxReads(const Cluster& c, long long now, const Json& args) {
+  EmbeddedOptions eo;
+  eo.data_dir = c.dir();
+  eo.now_ms = now;
+  eo.explain = true;
+  auto executor = OpenEmbedded(eo);
+  REQUIRE(executor->Execute(Request{"timeline", args}).ok());
+  int n = 0;
+  for (const auto& line : executor->Explain())
+    if (line.find("FROM author_feed") != std::string::npos) ++n;
+  return n;
+}
+
+TEST_CASE(
+    "feeds: pull reads the newest outbox partition, older ones only when the page reaches back") {
+  Cluster c(ClusterOptions{4, "pull"});
+  int64_t reader = c.AddUser("reader"), bob = c.AddUser("bob");
+  c.Follow(reader, bob);
+  std::vector<int64_t> old_posts, new_posts;
+  for (int i = 0; i < 3; ++i) old_posts.push_back(c.Post(bob, "old " + std::to_string(i)));
+  long long later = test::kNow + 30 * kDay;  // four partitions (weeks) later
+  c.SetNow(later);
+  for (int i = 0; i < 3; ++i) new_posts.push_back(c.Post(bob, "new " + std::to_string(i)));
+  RawDb db(c.ShardPath(static_cast<int>(bob % 4)));
+  REQUIRE(db.Int("SELECT count(*) FROM author_part WHERE user_id = " + std::to_string(bob)) == 2);
+
+  // A page that fits in the newest week reads one partition.
+  REQUIRE(OutboxReads(c, later, Json{{"user", reader}, {"count", 3}}) == 1);
+  // A page that reaches back reads the newest week, then the old one: the three weeks
+  // between them hold nothing and are never read.
+  REQUIRE(OutboxReads(c, later, Json{{"user", reader}, {"count", 5}}) == 2);
+  // A cursor in the old week never touches the newer one.
+  REQUIRE(OutboxReads(
+              c, later,
+              Json{{"user", reader}, {"count", 5}, {"max_id", std::to_string(old_posts[2])}}) == 1);
+  std::vector<int64_t> all(new_posts.rbegin(), new_posts.rend());
+  all.insert(all.end(), old_posts.rbegin(), old_posts.rend());
+  REQUIRE(c.TimelineIds(reader, {{"count", 6}}) == all);
+  REQUIRE(c.TimelineIds(bob, {{"count", 6}, {"posts", true}}) == all);
+  // A deleted message leaves its partition.
+  c.Delete(bob, new_posts[1]);
+  REQUIRE(db.Int("SELECT count(*) FROM author_feed WHERE msg_id = " +
+                 std::to_string(new_posts[1])) == 0);
+  REQUIRE(c.Fsck().at("ok") == true);
+}
+
+TEST_CASE(
+    "feeds: push delivers a big author's fans in activity tiers, the day first, then the week") {
+  Cluster c(ClusterOptions{1, "push"});
+  c.EditConfig([](Json& j) { j["tier_fans"] = 3; });
+  int64_t star = c.AddUser("star"), day = c.AddUser("day"), week = c.AddUser("week"),
+          gone = c.AddUser("gone");
+  for (int64_t fan : {day, week, gone}) c.Follow(fan, star);
+  c.SetNow(test::kNow + 5 * kDay);
+  c.Timeline(week);  // reading is activity: last_active moves
+  c.SetNow(test::kNow + 10 * kDay);
+  c.Timeline(day);
+  int64_t post = c.Post(star, "to my fans, by tier");
+  RawDb db(c.ShardPath(0));
+  // The fanout job (one shard: the fans are on the author's shard, so it delivers tier 0
+  // itself), then a deliver job for tier 1 and one for tier 2, created in that order.
+  std::string jobs = db.Rows(
+      "SELECT kind, json_extract(payload, '$.tier'), json_extract(payload, '$.users') "
+      "FROM outbox WHERE kind IN ('fanout', 'deliver') ORDER BY job_id");
+  REQUIRE(jobs == "fanout|NULL|NULL\ndeliver|1|[3]\ndeliver|2|[4]\n");
+  for (int64_t fan : {day, week, gone}) REQUIRE(c.TimelineIds(fan) == std::vector<int64_t>{post});
+  REQUIRE(c.Fsck().at("ok") == true);
+}
+
+TEST_CASE(
+    "feeds: hybrid pushes only to the active list, the others pull, a returning reader rejoins") {
+  Cluster c(ClusterOptions{4, "hybrid"});
+  c.EditConfig([](Json& j) { j["active_list"] = 2; });
+  int64_t star = c.AddUser("star"), a = c.AddUser("a"), b = c.AddUser("b"), d = c.AddUser("d");
+  for (int64_t fan : {a, b, d}) c.Follow(fan, star);  // a joins first, so a leaves first
+  RawDb star_db(c.ShardPath(static_cast<int>(star % 4)));
+  auto listed = [&] {
+    return star_db.Rows("SELECT fan_id FROM active_fan WHERE author_id = " + std::to_string(star) +
+                        " ORDER BY touched");
+  };
+  auto inboxed = [&](int64_t user, int64_t msg) {
+    return RawDb(c.ShardPath(static_cast<int>(user % 4)))
+        .Int("SELECT count(*) FROM msg_index WHERE user_id = " + std::to_string(user) +
+             " AND msg_id = " + std::to_string(msg));
+  };
+  auto active_on = [&](int64_t user) {
+    return RawDb(c.ShardPath(static_cast<int>(user % 4)))
+        .Int("SELECT count(*) FROM active_on WHERE user_id = " + std::to_string(user) +
+             " AND author_id = " + std::to_string(star));
+  };
+  REQUIRE(listed() == std::to_string(b) + "\n" + std::to_string(d) + "\n");
+  REQUIRE(active_on(a) == 0);
+  REQUIRE(active_on(b) == 1);
+  int64_t p1 = c.Post(star, "one");
+  REQUIRE(inboxed(a, p1) == 0);  // not on the list: not pushed
+  REQUIRE(inboxed(b, p1) == 1);
+  REQUIRE(inboxed(d, p1) == 1);
+  for (int64_t fan : {a, b, d}) REQUIRE(c.TimelineIds(fan) == std::vector<int64_t>{p1});
+
+  // a comes back two days later: the page is built by pull, then a rejoins at the head and
+  // b, now the least recently active, leaves the list.
+  c.SetNow(test::kNow + 2 * kDay);
+  REQUIRE(c.TimelineIds(a) == std::vector<int64_t>{p1});
+  REQUIRE(listed() == std::to_string(d) + "\n" + std::to_string(a) + "\n");
+  REQUIRE(active_on(a) == 1);
+  REQUIRE(active_on(b) == 0);
+  REQUIRE(inboxed(a, p1) == 1);  // the join copied the star's newest posts
+  int64_t p2 = c.Post(star, "two");
+  REQUIRE(inboxed(a, p2) == 1);
+  REQUIRE(inboxed(b, p2) == 0);
+  // b and d come back too: each page is built first, then the reader rejoins; the list
+  // keeps the two most recent joins.
+  for (int64_t fan : {a, b, d}) REQUIRE(c.TimelineIds(fan) == std::vector<int64_t>{p2, p1});
+  REQUIRE(listed() == std::to_string(b) + "\n" + std::to_string(d) + "\n");
+  // An unfollow leaves the list and forgets the push.
+  c.Unfollow(d, star);
+  REQUIRE(listed() == std::to_string(b) + "\n");
+  REQUIRE(c.TimelineIds(d).empty());
+  REQUIRE(c.Fsck().at("ok") == true);
+}
+
+}  // namespace
+}  // namespace weibo
+
+namespace weibo {
+namespace {
+
+TEST_CASE("feeds: init writes the feed settings into cluster.json and refuses zeros") {
+  test::TempDir dir;
+  EmbeddedOptions eo;
+  eo.data_dir = dir.Join("c");
+  auto executor = OpenEmbedded(eo);
+  Json args{{"shards", 2},      {"feed", "push"}, {"inbox_cap", 5}, {"celebrity_threshold", 3},
+            {"active_list", 7}, {"tier_fans", 9}};
+  REQUIRE(executor->Execute(Request{"init", args}).ok());
+  std::ifstream in(dir.Join("c/cluster.json"));
+  Json j = Json::parse(in);
+  REQUIRE(j.at("inbox_cap") == 5);
+  REQUIRE(j.at("celebrity_threshold") == 3);
+  REQUIRE(j.at("active_list") == 7);
+  REQUIRE(j.at("tier_fans") == 9);
+  for (const char* key : {"inbox_cap", "celebrity_threshold", "active_list", "tier_fans"}) {
+    Json bad = args;
+    bad[key] = 0;
+    bad["force"] = true;
+    INFO(key);
+    auto r = executor->Execute(Request{"init", bad});
+    REQUIRE_FALSE(r.ok());
+    REQUIRE(r.status().code() == Code::kInvalidArgument);
+  }
+}
+
+}  // namespace
+}  // namespace weibo
