@@ -21,7 +21,7 @@ struct DaemonOptions {
   double rate = 1000;             // requests a second per peer, and the burst; 0: no limit
   size_t dedup = 10000;           // replies to write requests kept by id; 0: none
   size_t dedup_bytes = 64 << 20;  // ... and at most this many bytes of them (64 MiB)
-  int drain_ms = 2000;            // after a signal, time left to answer received requests
+  int drain_ms = 60000;           // after a signal, time left to answer received requests
   // Called once the socket is bound, with the endpoint it is bound to (the port chosen
   // for a wildcard one). weibod prints it: the "ready" line.
   std::function<void(const std::string& endpoint)> on_ready;
