@@ -137,18 +137,34 @@ Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor) {
   return s;
 }
 
-std::vector<Source> HomeSources(Context& ctx, int64_t reader) {
+// A home timeline's sources, in two groups. `above` are complete over the whole id range
+// they cover: the inbox (from its floor up) and the authors the reader pulls (all of them
+// in pull; celebrities and authors whose active list lacks the reader in hybrid). `below`
+// are needed only under the inbox's floor, where the cap trimmed it: the reader's own and
+// every pushed followee's outbox, read below the floor. Only a page that reaches below
+// the floor needs them, so in push they are not even listed (want_below false) until then:
+// a capped reader following thousands pays for them only on deep pages.
+struct Home {
+  std::vector<Source> above, below;
+  int64_t floor = 0;
+};
+
+Home HomeSources(Context& ctx, int64_t reader, bool want_below) {
   ShardSet& shards = ctx.shards();
   const std::string& feed = ctx.config().feed;
-  std::vector<Source> sources;
+  Home home;
   // The inbox is complete from its floor up (tables/msg_index.h); below it, pull.
-  int64_t floor = 0;
   if (feed != "pull") {
-    floor = InboxFloor(shards.ForUser(reader), reader);
-    sources.push_back(InboxSource(shards, reader, floor));
+    home.floor = InboxFloor(shards.ForUser(reader), reader);
+    home.above.push_back(InboxSource(shards, reader, home.floor));
   }
   bool pull_all = feed == "pull";
-  if (pull_all || floor > 0) sources.push_back(AuthorSource(shards, reader, true, floor));
+  want_below = want_below && home.floor > 0;
+  if (pull_all)
+    home.above.push_back(AuthorSource(shards, reader, true, 0));
+  else if (want_below)
+    home.below.push_back(AuthorSource(shards, reader, true, home.floor));
+  if (feed == "push" && !want_below) return home;  // followees matter only below the floor
   // hybrid: only the authors whose active list holds the reader push to the reader.
   std::set<int64_t> active;
   if (feed == "hybrid") active = ActiveAuthors(shards.ForUser(reader), reader);
@@ -159,11 +175,11 @@ std::vector<Source> HomeSources(Context& ctx, int64_t reader) {
       pulled = user && (!PushesAuthor(ctx, *user) || !active.count(author));
     }
     if (pulled)
-      sources.push_back(AuthorSource(shards, author, false, 0));
-    else if (floor > 0)
-      sources.push_back(AuthorSource(shards, author, false, floor));
+      home.above.push_back(AuthorSource(shards, author, false, 0));
+    else if (want_below)
+      home.below.push_back(AuthorSource(shards, author, false, home.floor));
   }
-  return sources;
+  return home;
 }
 
 }  // namespace
@@ -175,49 +191,65 @@ Json Timeline(Context& ctx, const Json& args) {
   int64_t since_id = args.value("since_id", int64_t{0});
   int64_t skip = args.value("page", int64_t{0}) * count;
   bool home = !args.value("posts", false);
-  std::vector<Source> sources;
-  if (home) {
-    sources = HomeSources(ctx, reader);
-  } else {
-    sources.push_back(AuthorSource(ctx.shards(), reader, false, 0));
-  }
-  bool windowed = false;
-  for (const auto& s : sources) windowed = windowed || s.partitioned;
   MessageView view(ctx);
   Json out = Json::array();
   int64_t cursor = max_id;
-  while (static_cast<int64_t>(out.size()) < count) {
-    int64_t want = skip + count - static_cast<int64_t>(out.size());
-    int64_t lower = since_id;
-    if (windowed) {
-      int64_t top = 0;
-      for (auto& source : sources) top = std::max(top, source.newest(cursor));
-      if (top <= since_id) break;  // every source is exhausted
-      lower = std::max(since_id, PartStart(PartOf(top)) - 1);
-    }
-    std::set<int64_t, std::greater<int64_t>> merged;
-    for (auto& source : sources)
-      for (int64_t id : source.read(cursor, lower, want)) merged.insert(id);
-    std::vector<int64_t> batch(merged.begin(), merged.end());
-    if (static_cast<int64_t>(batch.size()) > want) batch.resize(want);
-    for (int64_t id : batch) {
-      Json m = view.Render(id);
-      if (m.is_null()) continue;  // deleted; its inbox rows are being purged
-      if (skip > 0) {
-        --skip;
+  // Merges sources over the ids between the cursor and bottom (exclusive) into out, until
+  // the page is full or every source is exhausted down to bottom.
+  auto run = [&](std::vector<Source>& sources, int64_t bottom) {
+    bool windowed = false;
+    for (const auto& s : sources) windowed = windowed || s.partitioned;
+    while (static_cast<int64_t>(out.size()) < count) {
+      int64_t want = skip + count - static_cast<int64_t>(out.size());
+      int64_t lower = bottom;
+      if (windowed) {
+        int64_t top = 0;
+        for (auto& source : sources) top = std::max(top, source.newest(cursor));
+        if (top <= bottom) break;  // every source is exhausted
+        lower = std::max(bottom, PartStart(PartOf(top)) - 1);
+      }
+      std::set<int64_t, std::greater<int64_t>> merged;
+      for (auto& source : sources)
+        for (int64_t id : source.read(cursor, lower, want)) merged.insert(id);
+      std::vector<int64_t> batch(merged.begin(), merged.end());
+      if (static_cast<int64_t>(batch.size()) > want) batch.resize(want);
+      for (int64_t id : batch) {
+        Json m = view.Render(id);
+        if (m.is_null()) continue;  // deleted; its inbox rows are being purged
+        if (skip > 0) {
+          --skip;
+          continue;
+        }
+        out.push_back(std::move(m));
+        if (static_cast<int64_t>(out.size()) == count) break;
+      }
+      if (static_cast<int64_t>(batch.size()) < want) {
+        if (lower <= bottom) break;  // every source is exhausted
+        cursor = lower + 1;          // the window is exhausted: the next one is older
         continue;
       }
-      out.push_back(std::move(m));
-      if (static_cast<int64_t>(out.size()) == count) break;
+      cursor = batch.back();
     }
-    if (static_cast<int64_t>(batch.size()) < want) {
-      if (lower <= since_id) break;  // every source is exhausted
-      cursor = lower + 1;            // the window is exhausted: the next one is older
-      continue;
+  };
+  if (home) {
+    // Above the floor the inbox is complete: merge it with the pulled authors down to the
+    // floor; only if the page is not full yet, go on below it with every source.
+    Home h = HomeSources(ctx, reader, false);
+    bool below = h.floor > 0 && since_id < h.floor - 1;
+    run(h.above, below ? h.floor - 1 : since_id);
+    if (below && static_cast<int64_t>(out.size()) < count) {
+      Home all = HomeSources(ctx, reader, true);
+      std::vector<Source> sources = std::move(all.above);
+      for (auto& s : all.below) sources.push_back(std::move(s));
+      if (cursor == 0 || cursor > h.floor) cursor = h.floor;
+      run(sources, since_id);
     }
-    cursor = batch.back();
+    NoteActivity(ctx, reader);
+  } else {
+    std::vector<Source> sources;
+    sources.push_back(AuthorSource(ctx.shards(), reader, false, 0));
+    run(sources, since_id);
   }
-  if (home) NoteActivity(ctx, reader);
   return out;
 }
 
