@@ -32,6 +32,7 @@
 
 #include "jobs/jobs.h"
 #include "jobs/transport.h"
+#include "net/frames.h"
 #include "net/routing.h"
 #include "net/service.h"
 #include "net/signals.h"
@@ -43,30 +44,13 @@
 namespace weibo {
 namespace {
 
-using Frames = std::vector<std::string>;
+using net::Frames;
+using net::RecvFrames;
+using net::SendFrames;
 using SteadyClock = std::chrono::steady_clock;
 
 constexpr int kPollMs = 50;
 constexpr int kLingerMs = 1000;
-
-bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep = 8) {
-  out->clear();
-  size_t count = 0;
-  for (bool more = true; more; ++count) {
-    zmq::message_t frame;
-    if (!socket.recv(frame, count == 0 ? zmq::recv_flags::dontwait : zmq::recv_flags::none))
-      return false;
-    more = frame.more();
-    if (out->size() < keep) out->push_back(frame.to_string());
-  }
-  return true;
-}
-
-void SendFrames(zmq::socket_t& socket, const Frames& frames) {
-  std::vector<zmq::const_buffer> out;
-  for (const auto& f : frames) out.push_back(zmq::buffer(f));
-  (void)zmq::send_multipart(socket, out, zmq::send_flags::dontwait);
-}
 
 Json JobToJson(const JobRow& job) {
   return Json{{"source", job.source_shard}, {"local_id", job.local_id},

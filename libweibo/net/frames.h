@@ -1,0 +1,27 @@
+// Multipart ZeroMQ messages as vectors of strings: the broker's and the nodes' framing
+// (net/broker.cc, net/node.cc; the frames themselves are documented in weibod(1)).
+#ifndef WEIBO_NET_FRAMES_H_
+#define WEIBO_NET_FRAMES_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+namespace weibo::net {
+
+using Frames = std::vector<std::string>;
+
+// Reads one message if one is waiting (never blocks for the first frame); false when none
+// was. Keeps the first `keep` frames; a message with more gets one empty frame appended, so
+// a handler that counts frames sees it as malformed, and a million frames cost no memory.
+bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep = 8);
+
+// Sends without blocking. False when the peer cannot be reached (a ROUTER socket with
+// ZMQ_ROUTER_MANDATORY, or a full queue); the caller decides whether that matters.
+bool SendFrames(zmq::socket_t& socket, const Frames& frames);
+
+}  // namespace weibo::net
+
+#endif  // WEIBO_NET_FRAMES_H_
