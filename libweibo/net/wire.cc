@@ -117,14 +117,16 @@ std::string EncodeRequest(const std::string& id, const Request& request, const s
 
 std::string EncodeReply(const Json& id, const Result<Json>& result,
                         const std::vector<std::string>* explain) {
-  Json j = {{"id", id}, {"ok", result.ok()}};
   if (result.ok()) {
-    j["result"] = result.value();
-    if (explain) j["explain"] = *explain;
-  } else {
-    j["error"] = {{"code", CodeName(result.status().code())},
-                  {"message", result.status().message()}};
+    // Written piece by piece: a result can be large (a page of rendered messages), and
+    // putting it into a reply object would copy it whole before dumping it.
+    std::string reply = "{\"id\":" + Dump(id) + ",\"ok\":true,\"result\":" + Dump(result.value());
+    if (explain) reply += ",\"explain\":" + Dump(Json(*explain));
+    reply += '}';
+    return reply;
   }
+  Json j = {{"id", id}, {"ok", false}};
+  j["error"] = {{"code", CodeName(result.status().code())}, {"message", result.status().message()}};
   return Dump(j);
 }
 
@@ -136,7 +138,7 @@ bool ParseReply(const std::string& body, WireReply* out) {
   out->id = j["id"];
   if (j["ok"].get<bool>()) {
     if (!j.contains("result")) return false;
-    out->result = j["result"];
+    out->result = std::move(j["result"]);  // a page of messages: moved, not copied
     auto ex = j.find("explain");
     if (ex != j.end()) {
       if (!ex->is_array()) return false;
