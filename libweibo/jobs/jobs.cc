@@ -42,21 +42,39 @@ JobHandler FindJobHandler(const std::string& kind) {
 
 namespace {
 
-// Applies job inside the target's open transaction: handler and job_applied mark, unless
-// already applied. True when it was applied now.
-bool ApplyInTxn(Context& ctx, Shard& target, const JobRow& job) {
+// A plain deliver job (no tiers to enqueue) is idempotent by itself: the inbox key ignores a
+// second insert, and its statement re-checks the follow and msg_deleted, so a late second
+// application adds nothing an unfollow or a delete has removed (flows/fanout.cc). It needs
+// no job_applied mark: one B-tree write less in every delivery transaction, the commonest
+// transaction there is. Every other kind (counters, tier chains) is marked.
+bool SelfIdempotent(const JobRow& job, const Json& payload) {
+  return job.kind == "deliver" && !payload.contains("tiered") && !payload.contains("later");
+}
+
+}  // namespace
+
+bool SelfIdempotentJob(const JobRow& job) { return SelfIdempotent(job, Json::parse(job.payload)); }
+
+bool ApplyJobInTxn(Context& ctx, Shard& target, const JobRow& job) {
   JobHandler handler = FindJobHandler(job.kind);
-  if (handler == nullptr)
-    Fail(Code::kStorageError, "outbox job of unknown kind " + job.kind);
+  if (handler == nullptr) Fail(Code::kStorageError, "outbox job of unknown kind " + job.kind);
+  Json payload = Json::parse(job.payload);
+  if (SelfIdempotent(job, payload)) {
+    handler(ctx, target, payload);
+    return true;
+  }
   if (JobApplied(target, job.global_id())) return false;
-  handler(ctx, target, Json::parse(job.payload));
+  handler(ctx, target, payload);
   RecordJobApplied(target, job.global_id(), ctx.now());
   return true;
 }
 
+namespace {
+
 // The done marks need no fsync of their own. A mark lost in a power cut leaves pending a
-// job its target has already applied (job_applied, committed with synchronous=FULL before
-// the mark was written), and applying it again changes nothing; a process crash loses
+// job its target has already applied (committed with synchronous=FULL before the mark was
+// written, with its job_applied mark or self-idempotent), and applying it again changes
+// nothing; a process crash loses
 // nothing at all (the commit is in the OS's hands). So the marks commit with
 // synchronous=NORMAL, and the shard's next FULL commit syncs them with it, as the WAL is
 // synced as a whole. This saves one fsync per drain and source shard.
@@ -66,11 +84,12 @@ class MarksWithoutFsync {
     Stmt& s = shard.Query("PRAGMA synchronous");
     level_ = s.Step() ? s.Int(0) : 0;
     s.Reset();
-    if (level_ > 1) shard.Exec("PRAGMA synchronous=NORMAL");
+    if (level_ > 1) shard.Query("PRAGMA synchronous=NORMAL").Run();
   }
   ~MarksWithoutFsync() {
     try {
-      if (level_ > 1) shard_.Exec(("PRAGMA synchronous=" + std::to_string(level_)).c_str());
+      if (level_ == 2) shard_.Query("PRAGMA synchronous=FULL").Run();
+      if (level_ == 3) shard_.Query("PRAGMA synchronous=EXTRA").Run();
     } catch (...) {  // the connection is unusable anyway; its next statement reports it
     }
   }
@@ -97,7 +116,7 @@ int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs) {
     Shard& target = ctx.shards().At(t);
     WriteTxn txn(target);
     for (const JobRow* job : group) {
-      if (ApplyInTxn(ctx, target, *job)) ++n;
+      if (ApplyJobInTxn(ctx, target, *job)) ++n;
       if (job->source_shard == t)
         MarkJobDone(target, job->local_id);
       else
@@ -123,7 +142,7 @@ bool ApplyJob(Context& ctx, const JobRow& job) {
   bool applied = false;
   {
     WriteTxn txn(target);
-    applied = ApplyInTxn(ctx, target, job);
+    applied = ApplyJobInTxn(ctx, target, job);
     if (&source == &target) MarkJobDone(source, job.local_id);
     txn.Commit();
   }

@@ -12,8 +12,14 @@
 
 namespace weibo {
 
-// Applies one job idempotently and marks it done. False when it was already done.
+// Applies one job idempotently and marks it done. False when its job_applied mark shows it
+// was applied before; a self-idempotent job (below) has no mark and always gives true.
 bool ApplyJob(Context& ctx, const JobRow& job);
+// Applies one job inside the target's open write transaction, with its job_applied mark
+// unless it is self-idempotent; false when the mark shows it was applied before.
+bool ApplyJobInTxn(Context& ctx, Shard& target, const JobRow& job);
+// Whether applying the job twice is harmless without a job_applied mark (a plain deliver).
+bool SelfIdempotentJob(const JobRow& job);
 // Applies every job the context created (and the jobs those create); returns how many.
 int64_t DrainCreated(Context& ctx);
 // Applies every pending job of every shard (worker, fsck --repair); returns how many.

@@ -297,19 +297,13 @@ class Node : public JobTransport {
       JobRow job = JobFromJson(Json::parse(body));
       if (!Owns(job.target_shard))
         Fail(Code::kUnavailable, "shard " + std::to_string(job.target_shard) + " is not mine");
-      JobHandler handler = FindJobHandler(job.kind);
-      if (handler == nullptr) Fail(Code::kStorageError, "job of unknown kind " + job.kind);
       Context ctx(shards_, Clock(job.created));
       ctx.set_transport(this);
       Shard& target = shards_.At(job.target_shard);
       bool applied = false;
       {
         WriteTxn txn(target);
-        if (!JobApplied(target, job.global_id())) {
-          handler(ctx, target, Json::parse(job.payload));
-          RecordJobApplied(target, job.global_id(), ctx.now());
-          applied = true;
-        }
+        applied = ApplyJobInTxn(ctx, target, job);
         txn.Commit();
       }
       DrainCreated(ctx);

@@ -78,8 +78,8 @@ Shard::Shard(int index, std::string path, bool create, std::vector<std::string>*
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
   int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
-    std::string message = name() + ": cannot open " + path_ + ": " +
-                          (db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
+    std::string message =
+        name() + ": cannot open " + path_ + ": " + (db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
     sqlite3_close_v2(db_);
     db_ = nullptr;
     Fail(Code::kStorageError, message);
@@ -163,19 +163,24 @@ void Shard::Raise(int rc, const char* what) {
   Fail(Code::kStorageError, message);
 }
 
-WriteTxn::WriteTxn(Shard& shard) : shard_(shard) { shard_.Exec("BEGIN IMMEDIATE"); }
+WriteTxn::WriteTxn(Shard& shard) : shard_(shard) { shard_.Query("BEGIN IMMEDIATE").Run(); }
 
 WriteTxn::~WriteTxn() {
   if (open_) sqlite3_exec(shard_.db(), "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 void WriteTxn::Commit() {
-  shard_.Exec("COMMIT");
+  shard_.Query("COMMIT").Run();
   open_ = false;
 }
 
-ReadTxn::ReadTxn(Shard& shard) : shard_(shard) { shard_.Exec("BEGIN"); }
+ReadTxn::ReadTxn(Shard& shard) : shard_(shard) { shard_.Query("BEGIN").Run(); }
 
-ReadTxn::~ReadTxn() { sqlite3_exec(shard_.db(), "COMMIT", nullptr, nullptr, nullptr); }
+ReadTxn::~ReadTxn() {
+  try {
+    shard_.Query("COMMIT").Run();
+  } catch (...) {  // a read-only transaction has nothing to lose; the next statement reports
+  }
+}
 
 }  // namespace weibo

@@ -59,7 +59,11 @@ class Shard {
   const std::string& path() const { return path_; }
   std::string name() const;  // "shard-03"
 
+  // A prepared statement, cached per connection by its text and reset for reuse. The
+  // transaction statements (BEGIN IMMEDIATE, COMMIT, ...) go through it too: prepared
+  // once, not parsed again for every transaction as sqlite3_exec would.
   Stmt& Query(const char* sql);
+  // Runs SQL text (several statements allowed) without caching: schema and setup.
   void Exec(const char* sql);
   int64_t UserVersion();
 
