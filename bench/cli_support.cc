@@ -1,5 +1,6 @@
 #include "cli_support.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -36,6 +37,9 @@ std::vector<CLI::Option*> AddClusterOptions(CLI::App* app, ClusterFlags* flags) 
       app->add_option("--celebrity-threshold", flags->threshold,
                       "hybrid: fans from which an author is pulled, or auto (top 1%)")
           ->capture_default_str(),
+      app->add_option("--active-list", flags->active_list,
+                      "hybrid: fans on each author's active list, or auto (threshold / 10)")
+          ->capture_default_str(),
       app->add_option("--inbox-cap", flags->inbox_cap, "push inbox rows kept per user (0: default)")
           ->capture_default_str(),
       app->add_flag("--durable-setup", flags->durable_setup,
@@ -59,21 +63,39 @@ Result<std::vector<std::string>> ParseFeeds(const std::string& text) {
                 "--feed must be push, pull, hybrid or all, not '" + text + "'");
 }
 
+namespace {
+
+// A positive count given as text, for the options that also take "auto".
+bool ParseCount(const std::string& t, int64_t* out) {
+  if (t.empty() || t.size() > 12 || t.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoll(t) < 1)
+    return false;
+  *out = std::stoll(t);
+  return true;
+}
+
+}  // namespace
+
 Status ResolveCluster(const ClusterFlags& flags, const TraceModel& model, ClusterOptions* options) {
   options->shards = flags.shards;
   options->inbox_cap = flags.inbox_cap;
   if (flags.inbox_cap < 0)
     return Status(Code::kInvalidArgument, "--inbox-cap must not be negative");
-  if (flags.threshold == "auto") {
+  if (flags.threshold == "auto")
     options->celebrity_threshold = AutoCelebrityThreshold(model);
-    return Status::Ok();
-  }
-  const std::string& t = flags.threshold;
-  if (t.empty() || t.size() > 12 || t.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoll(t) < 1)
-    return Status(Code::kInvalidArgument,
-                  "--celebrity-threshold must be auto or a positive number, not '" + t + "'");
-  options->celebrity_threshold = std::stoll(t);
+  else if (!ParseCount(flags.threshold, &options->celebrity_threshold))
+    return Status(
+        Code::kInvalidArgument,
+        "--celebrity-threshold must be auto or a positive number, not '" + flags.threshold + "'");
+  // The library's defaults pair a threshold of 10000 fans with lists of 1000: an author just
+  // below the threshold pushes to its tenth most recently active fans. auto keeps that ratio
+  // for the threshold in use, so the active list is a real cut at bench sizes too (a list
+  // of 1000 would hold every fan of every pushed author and cut nothing).
+  if (flags.active_list == "auto")
+    options->active_list = std::max<int64_t>(1, (options->celebrity_threshold + 9) / 10);
+  else if (!ParseCount(flags.active_list, &options->active_list))
+    return Status(Code::kInvalidArgument, "--active-list must be auto or a positive number, not '" +
+                                              flags.active_list + "'");
   return Status::Ok();
 }
 

@@ -16,7 +16,8 @@ namespace weibo::bench {
 
 struct ClusterFlags {
   int shards = 16;
-  std::string threshold = "auto";  // or a number of fans
+  std::string threshold = "auto";    // or a number of fans
+  std::string active_list = "auto";  // or a number of fans per list
   int64_t inbox_cap = 0;
   bool durable_setup = false;
 };

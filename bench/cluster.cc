@@ -19,7 +19,8 @@ Status CreateCluster(const std::string& dir, const std::string& feed,
   Result<Json> init = OpenEmbedded(embedded)->Execute(
       Request{"init", Json{{"shards", options.shards}, {"feed", feed}}});
   if (!init.ok()) return init.status();
-  if (options.celebrity_threshold == 0 && options.inbox_cap == 0) return Status::Ok();
+  if (options.celebrity_threshold == 0 && options.inbox_cap == 0 && options.active_list == 0)
+    return Status::Ok();
   const std::string path = dir + "/cluster.json";
   Json config;
   {
@@ -30,6 +31,7 @@ Status CreateCluster(const std::string& dir, const std::string& feed,
     return Status(Code::kStorageError, path + " is not the JSON object init wrote");
   if (options.celebrity_threshold != 0) config["celebrity_threshold"] = options.celebrity_threshold;
   if (options.inbox_cap != 0) config["inbox_cap"] = options.inbox_cap;
+  if (options.active_list != 0) config["active_list"] = options.active_list;
   std::ofstream out(path + ".tmp");
   out << config.dump(2) << "\n";
   out.close();

@@ -14,10 +14,11 @@ struct ClusterOptions {
   int shards = 16;
   int64_t celebrity_threshold = 0;  // 0: the library's default (10000)
   int64_t inbox_cap = 0;            // 0: the library's default (800)
+  int64_t active_list = 0;          // 0: the library's default (1000)
 };
 
 // Initialises a fresh cluster in dir through the init op; an existing cluster there is
-// refused. The init op takes no celebrity_threshold or inbox_cap, so those are written
+// refused. The init op takes no celebrity_threshold, inbox_cap or active_list, so those are written
 // into cluster.json afterwards, before any other op opens it.
 Status CreateCluster(const std::string& dir, const std::string& feed,
                      const ClusterOptions& options);

@@ -26,6 +26,8 @@ Json ClusterJson(const RunInfo& info) {
       {"shards", info.cluster.shards},
       {"celebrity_threshold", info.cluster.celebrity_threshold},
       {"celebrity_threshold_auto", info.threshold_auto},
+      {"active_list", info.cluster.active_list},
+      {"active_list_auto", info.active_list_auto},
       {"inbox_cap", info.cluster.inbox_cap != 0 ? Json(info.cluster.inbox_cap) : Json(nullptr)}};
 }
 
@@ -100,7 +102,9 @@ void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
   } else {
     out << "\ncluster: " << info.cluster.shards << " shards, celebrity threshold "
         << info.cluster.celebrity_threshold
-        << (info.threshold_auto ? " fans (auto: top 1%)" : " fans") << ", inbox cap "
+        << (info.threshold_auto ? " fans (auto: top 1%)" : " fans") << ", active list "
+        << info.cluster.active_list << (info.active_list_auto ? " (auto: threshold / 10)" : "")
+        << ", inbox cap "
         << (info.cluster.inbox_cap != 0 ? std::to_string(info.cluster.inbox_cap)
                                         : std::string("default"));
   }

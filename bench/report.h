@@ -23,6 +23,7 @@ struct RunInfo {
   int64_t trace_ops = 0;
   ClusterOptions cluster;
   bool threshold_auto = false;
+  bool active_list_auto = false;
   bool async = false, durable_setup = false;
   std::string connect;  // the daemon replayed into, or ""
 };

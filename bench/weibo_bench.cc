@@ -96,6 +96,7 @@ Result<DriverOptions> MakeOptions(const RunFlags& f, const TraceModel& model,
   options.token = f.token;
   info->cluster = options.cluster;
   info->threshold_auto = f.cluster.threshold == "auto";
+  info->active_list_auto = f.cluster.active_list == "auto";
   info->async = f.async;
   info->durable_setup = f.cluster.durable_setup;
   info->connect = f.connect;

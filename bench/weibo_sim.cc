@@ -67,6 +67,7 @@ Json SimJson(const Json& workload, const std::string& trace, const ClusterOption
   j["trace"] = trace.empty() ? Json(nullptr) : Json(trace);
   j["cluster"] = {{"shards", cluster.shards},
                   {"celebrity_threshold", cluster.celebrity_threshold},
+                  {"active_list", cluster.active_list},
                   {"inbox_cap", cluster.inbox_cap != 0 ? Json(cluster.inbox_cap) : Json(nullptr)}};
   j["modes"] = Json::array();
   for (const auto& m : modes) j["modes"].push_back(m.ToJson());
@@ -87,8 +88,7 @@ void AddOptions(CLI::App& app, WorkloadSpec* spec, SimFlags* f) {
   app.add_option("--verify-depth", f->verify_depth, "timeline items compared per user")
       ->capture_default_str();
   app.add_option("--data", f->data, "keep the clusters in DIR/push, DIR/pull, DIR/hybrid");
-  app.add_option("--now", f->now, "clock of the first op, pinned")
-      ->capture_default_str();
+  app.add_option("--now", f->now, "clock of the first op, pinned")->capture_default_str();
   app.add_flag("--json", f->json, "print one JSON object instead of the table");
   app.add_flag("--jsonl", f->jsonl, "print one JSON object a mode, then the verdict");
   app.add_flag("--explain", f->explain, "print the statements of one timeline read per mode");
@@ -247,7 +247,8 @@ int Main(int argc, char** argv) {
                                      : "trace " + f.trace_path) +
                ": " + DescribeTrace(trace.value(), model) + "; " +
                std::to_string(r.cluster.shards) + " shards, celebrity threshold " +
-               std::to_string(r.cluster.celebrity_threshold) + " fans";
+               std::to_string(r.cluster.celebrity_threshold) + " fans, active list " +
+               std::to_string(r.cluster.active_list);
   r.explained = explained.str();
   return Output(f, r, dir);
 }
