@@ -1,6 +1,7 @@
 #include "jobs/jobs.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "flows/flows.h"
@@ -201,22 +202,61 @@ int64_t DeliverCollected(Context& ctx, std::vector<JobRow>* batch,
 }  // namespace
 // --- end of the cluster hook ---------------------------------------------------------------
 
+namespace {
+
+// Older pending jobs a drain must take along, per (source, target) pair, at most.
+constexpr int64_t kCatchUp = 256;
+
+// Jobs of one (source, target) pair are applied in the order they were written: a pair's
+// jobs need not commute (a fan_remove applied before the fan_add it undoes would leave a
+// fan row behind). A request's own jobs are the newest of their pairs, but a pair may hold
+// older pending ones — left by a crash, by --async, or bound for a node that was down. So
+// a wave puts those first (same target transaction or same delivery, in order). A pair
+// with more than kCatchUp of them is left to the worker or a node's drain, which go
+// through each outbox in order: the request's jobs of that pair then stay pending too.
+std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
+  std::map<std::pair<int, int>, int64_t> first;  // (source, target) -> oldest own job id
+  for (const JobRow& job : own) {
+    auto key = std::make_pair(job.source_shard, job.target_shard);
+    auto it = first.find(key);
+    if (it == first.end() || job.local_id < it->second) first[key] = job.local_id;
+  }
+  std::vector<JobRow> out;
+  std::set<std::pair<int, int>> held;
+  for (const auto& [key, below] : first) {
+    auto older = PendingJobsBefore(ctx.shards().At(key.first), key.second, below, kCatchUp + 1);
+    if (static_cast<int64_t>(older.size()) > kCatchUp) {
+      held.insert(key);
+      continue;
+    }
+    for (JobRow& job : older) out.push_back(std::move(job));
+  }
+  for (JobRow& job : own)
+    if (!held.count({job.source_shard, job.target_shard})) out.push_back(std::move(job));
+  return out;
+}
+
+}  // namespace
+
 int64_t DrainCreated(Context& ctx) {
   int64_t n = 0;
   auto& created = ctx.created_jobs();
   // Wave by wave: the jobs created so far form one batch; the jobs their handlers create
   // (appended to the same list) form the next, so a job is applied after the one that made
   // it (tier 0 deliveries before tier 1, a merge after its fan row). On a cluster node the
-  // wave's jobs for other nodes' shards go out together.
+  // wave's jobs for other nodes' shards go out together. Each wave first takes the older
+  // pending jobs of its (source, target) pairs (InOrder).
   size_t next = 0;
   while (next < created.size()) {
-    std::vector<JobRow> wave, remote;
+    std::vector<JobRow> own, wave, remote;
     for (size_t end = created.size(); next < end; ++next) {
       JobRow row;
       Shard& source = ctx.shards().At(created[next].shard);
       if (!GetJob(source, created[next].local_id, &row) || row.state != 0) continue;
-      (IsRemote(ctx, row) ? remote : wave).push_back(std::move(row));
+      own.push_back(std::move(row));
     }
+    for (JobRow& row : InOrder(ctx, std::move(own)))
+      (IsRemote(ctx, row) ? remote : wave).push_back(std::move(row));
     n += ApplyBatch(ctx, wave);
     n += DeliverCollected(ctx, &remote);
   }

@@ -52,6 +52,16 @@ std::vector<JobRow> PendingJobs(Shard& shard, int64_t limit) {
   return rows;
 }
 
+std::vector<JobRow> PendingJobsBefore(Shard& shard, int target, int64_t below, int64_t limit) {
+  Stmt& s = shard.Query(
+      "SELECT job_id, target_shard, kind, payload, created, state FROM outbox "
+      "WHERE state = 0 AND job_id < ? AND target_shard = ? ORDER BY job_id LIMIT ?");
+  s.Bind(1, below).Bind(2, target).Bind(3, limit);
+  std::vector<JobRow> rows;
+  while (s.Step()) rows.push_back(ReadRow(s, shard.index()));
+  return rows;
+}
+
 int64_t CountJobs(Shard& shard, int state) {
   Stmt& s = shard.Query("SELECT count(*) FROM outbox WHERE state = ?");
   s.Bind(1, state);

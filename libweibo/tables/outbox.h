@@ -34,6 +34,9 @@ int64_t InsertJob(Shard& shard, int target, const std::string& kind, const std::
                   int64_t now_ms);
 bool GetJob(Shard& shard, int64_t local_id, JobRow* row);
 std::vector<JobRow> PendingJobs(Shard& shard, int64_t limit);
+// The pending jobs of this shard for one target shard with job ids below `below`, oldest
+// first, at most limit.
+std::vector<JobRow> PendingJobsBefore(Shard& shard, int target, int64_t below, int64_t limit);
 int64_t CountJobs(Shard& shard, int state);
 void MarkJobDone(Shard& shard, int64_t local_id);
 bool JobApplied(Shard& shard, int64_t global_id);

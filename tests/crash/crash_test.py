@@ -2,7 +2,7 @@
 """Crash tests (SPEC §5: "a crash at any point loses nothing and duplicates nothing").
 
     crash_test.py BIN_DIR [--feeds push,hybrid,pull] [--writer N] [--worker N]
-                  [--daemon N] [--followers N] [--seed S]
+                  [--daemon N] [--node N] [--followers N] [--seed S]
 
 For each feed mode, a fresh 16-shard cluster whose author (user 1) has --followers fans
 spread over every shard, then three kinds of SIGKILL at random points:
@@ -18,6 +18,11 @@ spread over every shard, then three kinds of SIGKILL at random points:
           (the delay drawn from 1.2 x the measured time of draining such a backlog).
   daemon  one weibod serving posts, reposts and deletes from three --connect clients at
           once, killed the same way, then restarted.
+  node    (--node N) a 3-node weibo-cluster: three clients write through the broker, one
+          node chosen at random is killed the same way, its clients get unavailable (exit
+          5) or their reply, and `weibo-cluster up` restarts it before the next kill; jobs
+          bound for its shards wait in their outboxes meanwhile. After the last kill the
+          cluster is stopped and checked like the others.
 
 After each batch of kills: `weibo-worker --once` (through the restarted daemon for the
 daemon batch), then `weibo-fsck --json` must report ok and no violation, and the shards
@@ -42,6 +47,7 @@ import json
 import os
 import random
 import shutil
+import socket
 import signal
 import sqlite3
 import subprocess
@@ -487,6 +493,111 @@ def daemon_kills(c, rng, count, work):
     check(d.stop() == 0, "weibod: exit status after SIGTERM")
 
 
+def free_base_port(k):
+    """A base port P with P .. P+K+1 free on loopback, below the ephemeral range."""
+    lo = 32768
+    try:
+        lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    for _ in range(200):
+        base = random.randrange(10000, max(10001, lo - k - 2))
+        socks = []
+        try:
+            for port in range(base, base + k + 2):
+                sock = socket.socket()
+                socks.append(sock)
+                sock.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        finally:
+            for sock in socks:
+                sock.close()
+        return base
+    raise RuntimeError("no free ports")
+
+
+class LaptopCluster:
+    """weibo-cluster(1) on the test's shards: a broker and NODES weibod nodes."""
+
+    NODES = 3
+
+    def __init__(self, c):
+        self.c, self.port, self.broker = c, free_base_port(self.NODES), None
+
+    def up(self):
+        out = self.c.run("weibo-cluster", "up", "--nodes", str(self.NODES), "--base-port",
+                         str(self.port), timeout=None)
+        self.broker = out.stdout.strip().splitlines()[-1]
+
+    def pids(self):
+        status = json.loads(self.c.run("weibo-cluster", "status", "--json", want=None).stdout)
+        return {n["node"]: n["pid"] for n in status["nodes"] if n.get("pid")}
+
+    def down(self):
+        return self.c.run("weibo-cluster", "down", want=None).returncode
+
+
+def node_kills(c, rng, count):
+    """SIGKILL one node of a 3-node cluster while three clients write through the broker.
+
+    A client whose request was at the killed node gets unavailable (exit 5) or no reply;
+    what it wrote may or may not have committed, and either is fine. What a client printed
+    is committed. The node is restarted (weibo-cluster up starts only the dead one) before
+    the next kill, so jobs bound for its shards wait in their outboxes and are delivered
+    when it is back. After the last kill the cluster is stopped and checked embedded.
+    """
+    lc = LaptopCluster(c)
+    lc.up()
+    clients = lambda n: [  # noqa: E731
+        c.cmd("weibo-post", "--json", "-u", str(AUTHOR), "node post %d" % n,
+              connect=lc.broker, timeout=3000),
+        c.cmd("weibo-repost", "--json", "-u", str(AUTHOR), str(c.reposted), "node repost %d" % n,
+              connect=lc.broker, timeout=3000),
+        c.cmd("weibo-follow", "-u", str(CHURN[-1]), str(AUTHOR), connect=lc.broker, timeout=3000)
+        if not c.follows_author(CHURN[-1]) else
+        c.cmd("weibo-unfollow", "-u", str(CHURN[-1]), str(AUTHOR), connect=lc.broker,
+              timeout=3000),
+    ]
+    try:
+        t0 = time.monotonic()
+        for argv in clients(-1):
+            p = subprocess.run(argv, capture_output=True, text=True)
+            check(p.returncode == 0, "node: a client exited %d: %s" % (p.returncode, p.stderr))
+            c.record_output(argv, p.returncode, p.stdout)
+        duration = time.monotonic() - t0
+        print("  measured: three --connect writes through the broker take %.3f s" % duration,
+              flush=True)
+        for n in range(count):
+            before = c.state()
+            argvs = clients(n)
+            procs = [subprocess.Popen(a, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True) for a in argvs]
+            time.sleep(rng.uniform(0, duration))
+            pids = lc.pids()
+            victim = sorted(pids)[rng.randrange(len(pids))]
+            all_exited = all(p.poll() is not None for p in procs)
+            os.kill(pids[victim], signal.SIGKILL)
+            exited = 0
+            for argv, p in zip(argvs, procs):
+                try:
+                    out, err = p.communicate(timeout=30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.communicate()
+                    check(False, "node: a client hung past its timeout: %s" % argv)
+                    continue
+                exited += 1
+                check(p.returncode in (0, 5), "node: a client exited %d (want 0 or 5): %s" %
+                      (p.returncode, err.strip()))
+                c.record_output(argv, p.returncode, out)
+            c.classify("node", before, all_exited)
+            lc.up()  # restarts the killed node; its pending jobs are delivered again
+    finally:
+        check(lc.down() == 0, "node: weibo-cluster down")
+    c.verify("node kills 1-%d" % count)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bin")
@@ -494,6 +605,7 @@ def main():
     ap.add_argument("--writer", type=int, default=50)
     ap.add_argument("--worker", type=int, default=10)
     ap.add_argument("--daemon", type=int, default=10)
+    ap.add_argument("--node", type=int, default=0)
     ap.add_argument("--batch", type=int, default=25)
     ap.add_argument("--followers", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=int(os.environ.get("WEIBO_CRASH_SEED", "0")))
@@ -534,7 +646,9 @@ def main():
             writer_kills(c, rng, args.writer, args.batch)
             worker_kills(c, rng, args.worker)
             daemon_kills(c, rng, args.daemon, work)
-            kills = args.writer + args.worker + args.daemon
+            if args.node:
+                node_kills(c, rng, args.node)
+            kills = args.writer + args.worker + args.daemon + args.node
             total += kills
             print("%s: %d kills; where they landed:" % (feed, kills))
             for point, n in sorted(c.kill_points.items()):
