@@ -1,0 +1,60 @@
+// net/wire.cc: a reply read back is the result that was written, key order included (the
+// client prints what the embedded command would), whatever the shape; what is not a reply
+// of the protocol is refused.
+#include "net/wire.h"
+
+#include <catch2/catch.hpp>
+
+namespace weibo::net {
+namespace {
+
+Json ReadBack(const Json& result) {
+  WireReply reply;
+  REQUIRE(ParseReply(EncodeReply(Json("r1"), Result<Json>(result), nullptr), &reply));
+  REQUIRE(reply.status.ok());
+  REQUIRE(reply.id == Json("r1"));
+  return reply.result;
+}
+
+TEST_CASE("wire: a reply's result reads back as written, key order and nesting included") {
+  Json many = Json::object();  // more fields than the parser reserves room for
+  for (int i = 20; i > 0; --i) many["k" + std::to_string(i)] = Json::array({i, "v", nullptr});
+  Json page = Json::array();
+  for (int i = 0; i < 3; ++i)
+    page.push_back(Json{{"id", std::to_string(i)},
+                        {"content", "多语言 \"quoted\" \\ \n"},
+                        {"counts", {{"comments", i}, {"views", 1.5}}},
+                        {"root", i == 1 ? Json{{"id", "7"}, {"deleted", true}} : Json()},
+                        {"many", many}});
+  for (const Json& result : {page, Json::array(), Json::object(), Json(42), Json("s"), many}) {
+    Json back = ReadBack(result);
+    CHECK(back == result);
+    CHECK(back.dump() == result.dump());
+  }
+}
+
+TEST_CASE("wire: a repeated key keeps its first place and its last value, as Json::parse") {
+  std::string body = R"({"id":"x","ok":true,"result":{"a":1,"b":2,"a":3}})";
+  WireReply reply;
+  REQUIRE(ParseReply(body, &reply));
+  Json want = Json::parse(R"({"a":1,"b":2,"a":3})");
+  CHECK(reply.result == want);
+  CHECK(reply.result.dump() == R"({"a":3,"b":2})");
+}
+
+TEST_CASE("wire: what is not a reply of the protocol is refused") {
+  WireReply reply;
+  for (const char* body :
+       {"", "{", "[]", "{\"id\":\"x\"}", "{\"id\":\"x\",\"ok\":true}",
+        "{\"id\":\"x\",\"ok\":true,\"result\":[1,}", "\xff\xfe", "{\"id\":\"x\",\"ok\":false}"}) {
+    INFO(body);
+    CHECK_FALSE(ParseReply(body, &reply));
+  }
+  REQUIRE(ParseReply(EncodeReply(Json("e"), Result<Json>(Status(Code::kNotFound, "gone")), nullptr),
+                     &reply));
+  CHECK(reply.status.code() == Code::kNotFound);
+  CHECK(reply.status.message() == "gone");
+}
+
+}  // namespace
+}  // namespace weibo::net
