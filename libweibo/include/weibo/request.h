@@ -33,8 +33,9 @@ struct Request {
   // it (a new random one when empty). An embedded executor given one records it with the
   // write it applies, on the write's home shard and in the same transaction, so that the
   // same request run again with that id — even by another process, after a restart —
-  // applies nothing and gets the first run's result (tables/request_log.h). Commands
-  // leave it empty: an embedded command is never deduplicated.
+  // applies nothing and gets the first run's result, rebuilt (tables/request_log.h;
+  // weibod(1), Retries, says what may differ). Commands leave it empty: an embedded
+  // command is never deduplicated.
   std::string id{};  // (an initializer, so that Request{op, args} stays warning-free)
 };
 
