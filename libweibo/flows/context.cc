@@ -3,6 +3,7 @@
 #include "jobs/jobs.h"
 #include "storage/failure.h"
 #include "tables/outbox.h"
+#include "tables/request_log.h"
 #include "tables/user_name.h"
 
 namespace weibo {
@@ -14,6 +15,21 @@ void Context::Enqueue(Shard& source, int target, const char* kind, const Json& p
 
 void Context::Settle() {
   if (drain_) DrainCreated(*this);
+}
+
+std::optional<int64_t> Context::Replayed(Shard& home) {
+  if (request_id_.empty()) return std::nullopt;
+  auto row = FindRequest(home, request_id_);
+  if (!row || row->op != request_op_) return std::nullopt;
+  return row->result;
+}
+
+void Context::RecordApplied(Shard& home, int64_t result) {
+  if (!request_id_.empty()) RecordRequest(home, request_id_, request_op_, result, Clock().NowMs());
+}
+
+void Context::SettleReplayed() {
+  if (drain_) DrainAllPending(*this);
 }
 
 int64_t Context::ResolveUser(const Json& arg) {

@@ -5,6 +5,7 @@
 #define WEIBO_FLOWS_CONTEXT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,26 @@ class Context {
   JobTransport* transport() const { return transport_; }
   void set_transport(JobTransport* transport) { transport_ = transport; }
 
+  // The request's id and op (weibo::Request::id): empty id when embedded.
+  void set_request(std::string id, std::string op) {
+    request_id_ = std::move(id);
+    request_op_ = std::move(op);
+  }
+  const std::string& request_id() const { return request_id_; }
+  // The durable dedup window (tables/request_log.h). Replayed: when this request's id is
+  // already recorded on home for the same op, its recorded result (the created message or
+  // user id, or 0) — the request was applied before and must apply nothing now. Call it
+  // inside home's write transaction, before any write, to be exact; a call before the
+  // transaction is only a shortcut. Always nullopt without an id.
+  std::optional<int64_t> Replayed(Shard& home);
+  // In home's open write transaction: records this request's id with result (nothing
+  // without an id).
+  void RecordApplied(Shard& home, int64_t result);
+  // Settle for a replayed request: the first run may have died before its jobs (or the
+  // jobs they create) were applied, and their ids are not known here, so this applies
+  // every pending job (as weibo-worker does; idempotent), unless --async.
+  void SettleReplayed();
+
   // A user given as a number or "@name"; Failure(not_found) when there is none.
   int64_t ResolveUser(const Json& arg);
   UserRow RequireUser(int64_t id);
@@ -52,6 +73,7 @@ class Context {
   std::vector<JobRef> created_;
   bool drain_ = true;
   JobTransport* transport_ = nullptr;
+  std::string request_id_, request_op_;
 };
 
 }  // namespace weibo

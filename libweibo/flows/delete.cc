@@ -8,6 +8,8 @@
 // or repost, purge, which removes the pushed inbox rows of every follower shard. Until a
 // purge is done, readers skip inbox rows whose message is gone, so a deleted message is
 // never shown. Comments and reposts of it stay and show it as deleted by its author.
+// A request with an id records it in that transaction (tables/request_log.h); the same id
+// again gets the same reply, not not_found.
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "storage/failure.h"
@@ -19,14 +21,24 @@ namespace weibo {
 
 Json Delete(Context& ctx, const Json& args) {
   int64_t actor = ctx.ResolveUser(args.at("user"));
-  MsgRow msg = ctx.RequireMsg(args.at("msg").get<int64_t>());
+  const int64_t msg_id = args.at("msg").get<int64_t>();
+  Shard& shard = ctx.shards().ForMsg(msg_id);
+  auto replay = [&] {
+    ctx.SettleReplayed();
+    return Json{{"id", std::to_string(msg_id)}, {"deleted", true}};
+  };
+  if (ctx.Replayed(shard)) return replay();
+  MsgRow msg = ctx.RequireMsg(msg_id);
   bool owner = msg.user_id == actor;
   bool target_owner = msg.type == kComment && msg.ref_user_id == actor;
   if (!owner && !target_owner)
     Fail(Code::kForbidden, "user " + std::to_string(actor) + " may not delete message " +
                                std::to_string(msg.id) + " of user " + std::to_string(msg.user_id));
-  Shard& shard = ctx.shards().ForMsg(msg.id);
   WriteTxn txn(shard);
+  if (ctx.Replayed(shard)) {
+    txn.Commit();  // nothing written
+    return replay();
+  }
   if (!DeleteMsg(shard, msg.id)) Fail(Code::kNotFound, "no message with id " + std::to_string(msg.id));
   DeleteCounter(shard, msg.id);
   DeleteAuthorFeed(shard, msg.user_id, msg.id);
@@ -39,6 +51,7 @@ Json Delete(Context& ctx, const Json& args) {
                      {"reference_msg_id", msg.id},
                      {"referenced_msg_id", msg.ref_msg_id}});
   if (msg.type != kComment) EnqueuePurge(ctx, shard, msg);
+  ctx.RecordApplied(shard, 0);
   txn.Commit();
   ctx.Settle();
   return Json{{"id", std::to_string(msg.id)}, {"deleted", true}};

@@ -10,7 +10,9 @@
 // so a merge or fan-out that arrives after an unfollow adds nothing. In hybrid mode the
 // follow also puts A at the head of B's active list in fan_add's transaction, and the merge
 // travels as active_merge, which records that B pushes to A (flows/active.cc); unfollow
-// takes A off B's list and forgets it on A's side.
+// takes A off B's list and forgets it on A's side. A request with an id records it in A's
+// transaction (tables/request_log.h); the same id again changes nothing and gets the pair
+// as it is now, not already_following or not_following.
 #include "flows/flows.h"
 #include "storage/failure.h"
 #include "tables/active_fan.h"
@@ -44,6 +46,11 @@ Json Follow(Context& ctx, const Json& args) {
   Pair p = ResolvePair(ctx, args);
   Shard& shard = ctx.shards().ForUser(p.user);
   WriteTxn txn(shard);
+  if (ctx.Replayed(shard)) {
+    txn.Commit();  // nothing written
+    ctx.SettleReplayed();
+    return PairJson(ctx, p, true);
+  }
   if (HasRelation(shard, p.user, p.target, kFollowing))
     Fail(Code::kAlreadyFollowing, "user " + std::to_string(p.user) + " already follows user " +
                                       std::to_string(p.target));
@@ -53,6 +60,7 @@ Json Follow(Context& ctx, const Json& args) {
   ctx.Enqueue(shard, static_cast<int>(p.target % ctx.shards().count()), "fan_add",
               Json{{"user", p.target}, {"fan", p.user}, {"time", ctx.now()},
                    {"merge", Pushes(ctx.config())}});
+  ctx.RecordApplied(shard, 0);
   txn.Commit();
   ctx.Settle();
   return PairJson(ctx, p, true);
@@ -62,6 +70,11 @@ Json Unfollow(Context& ctx, const Json& args) {
   Pair p = ResolvePair(ctx, args);
   Shard& shard = ctx.shards().ForUser(p.user);
   WriteTxn txn(shard);
+  if (ctx.Replayed(shard)) {
+    txn.Commit();  // nothing written
+    ctx.SettleReplayed();
+    return PairJson(ctx, p, false);
+  }
   if (!DeleteRelation(shard, p.user, p.target, kFollowing))
     Fail(Code::kNotFollowing, "user " + std::to_string(p.user) + " does not follow user " +
                                   std::to_string(p.target));
@@ -71,6 +84,7 @@ Json Unfollow(Context& ctx, const Json& args) {
   DropActiveOn(shard, p.user, p.target, 0);
   ctx.Enqueue(shard, static_cast<int>(p.target % ctx.shards().count()), "fan_remove",
               Json{{"user", p.target}, {"fan", p.user}});
+  ctx.RecordApplied(shard, 0);
   txn.Commit();
   ctx.Settle();
   return PairJson(ctx, p, false);

@@ -19,4 +19,11 @@ MsgRow WriteMessage(Context& ctx, Shard& shard, MsgRow row) {
   return row;
 }
 
+Json ReplayedMessage(Context& ctx, int64_t msg_id) {
+  ctx.SettleReplayed();
+  Json m = MessageView(ctx).Render(msg_id);
+  if (m.is_null()) return Json{{"id", std::to_string(msg_id)}, {"deleted", true}};
+  return m;
+}
+
 }  // namespace weibo

@@ -11,6 +11,11 @@ namespace weibo {
 // steps 1-3). Returns the row with its id.
 MsgRow WriteMessage(Context& ctx, Shard& shard, MsgRow row);
 
+// The reply to a post, repost or comment whose request id was already recorded with msg_id
+// (Context::Replayed): settles what the first run may have left pending, then renders the
+// message as it is now — {"id","deleted":true} when it has been deleted since.
+Json ReplayedMessage(Context& ctx, int64_t msg_id);
+
 // A comment or repost (type) of target by author: ref = target, root = target's root or
 // target itself (flows/repost.cc).
 MsgRow ReferringMessage(int64_t author, int type, const MsgRow& target, std::string content);

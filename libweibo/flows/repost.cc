@@ -6,7 +6,9 @@
 // adds 1 to msg_b's transferred_count and transfer_count and writes the msg_msg_relation
 // row with the fixed page_index (transferred_count - 1) / page_size, all in one
 // transaction on msg_b's shard, so page numbers are handed out in order even when many
-// users repost at once.
+// users repost at once. A request with an id records it in A's transaction with the
+// repost's id (tables/request_log.h); the same id again replays that repost, even when
+// msg_b has been deleted since.
 #include "flows/flows.h"
 #include "flows/message.h"
 
@@ -36,13 +38,19 @@ void EnqueueRefAdd(Context& ctx, Shard& shard, const MsgRow& msg) {
 
 Json Repost(Context& ctx, const Json& args) {
   int64_t author = ctx.ResolveUser(args.at("user"));
-  MsgRow target = ctx.RequireMsg(args.at("msg").get<int64_t>());
   Shard& shard = ctx.shards().ForUser(author);
+  if (auto done = ctx.Replayed(shard)) return ReplayedMessage(ctx, *done);
+  MsgRow target = ctx.RequireMsg(args.at("msg").get<int64_t>());
   MsgRow row = ReferringMessage(author, kRepost, target, args.value("content", std::string()));
   WriteTxn txn(shard);
+  if (auto done = ctx.Replayed(shard)) {
+    txn.Commit();  // nothing written
+    return ReplayedMessage(ctx, *done);
+  }
   row = WriteMessage(ctx, shard, row);
   EnqueueFanOut(ctx, shard, row);
   EnqueueRefAdd(ctx, shard, row);
+  ctx.RecordApplied(shard, row.id);
   txn.Commit();
   ctx.Settle();
   return MessageView(ctx).Render(row);

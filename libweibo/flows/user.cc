@@ -5,6 +5,9 @@
 // is claimed; then shard 0, whose meta row next_user_id hands out sequential ids; the
 // counter commits first, so a crash in between burns an id but never hands one out twice.
 // The user_info row on shard(id) is written by the user_create job enqueued with the name.
+// A request with an id records it on the name's shard, in the transaction that claims the
+// name, with the new id (tables/request_log.h); the same id again gets the same reply
+// instead of user_exists.
 #include "flows/flows.h"
 #include "storage/failure.h"
 #include "tables/user_name.h"
@@ -26,6 +29,14 @@ Json UserAdd(Context& ctx, const Json& args) {
   const std::string name = args.at("name").get<std::string>();
   Shard& name_shard = ctx.shards().At(ctx.shards().ShardOfName(name));
   WriteTxn name_txn(name_shard);
+  if (auto done = ctx.Replayed(name_shard)) {
+    name_txn.Commit();  // nothing written
+    ctx.SettleReplayed();
+    UserRow row;
+    row.id = *done;
+    row.name = name;
+    return UserJson(row);
+  }
   if (LookupName(name_shard, name)) Fail(Code::kUserExists, "the name @" + name + " is taken");
   std::optional<WriteTxn> counter_txn;
   Shard& shard0 = ctx.shards().At(0);
@@ -35,6 +46,7 @@ Json UserAdd(Context& ctx, const Json& args) {
   InsertName(name_shard, name, id);
   ctx.Enqueue(name_shard, static_cast<int>(id % ctx.shards().count()), "user_create",
               Json{{"id", id}, {"name", name}, {"time", ctx.now()}});
+  ctx.RecordApplied(name_shard, id);
   if (counter_txn) counter_txn->Commit();
   name_txn.Commit();
   ctx.Settle();

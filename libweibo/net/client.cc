@@ -53,7 +53,7 @@ class Remote : public Executor {
   Result<Json> Execute(const Request& request) override {
     explain_.clear();
     if (sodium_init() < 0) return Status(Code::kUnavailable, "libsodium failed to start");
-    const std::string id = NewRequestId();
+    const std::string id = request.id.empty() ? NewRequestId() : request.id;
     std::string body;
     try {
       body = net::EncodeRequest(id, request, options_.token, options_.explain);

@@ -1,6 +1,8 @@
 // ReplyCache: the request-id dedup window of weibod (man/weibod.1, Retries). A client that
 // got no reply sends the same request again with the same id; the daemon answers it from
-// here instead of applying the write a second time.
+// here instead of applying the write a second time. This is the fast path and lives only
+// as long as the process: the writes themselves record their ids on disk, in their own
+// transactions (tables/request_log.h), for a retry that reaches a restarted daemon.
 //
 // Invariants: at most max_entries replies and max_bytes bytes of them are kept; the
 // oldest is dropped first; an id is kept once (a second Put of a kept id is ignored, so

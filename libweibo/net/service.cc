@@ -44,7 +44,8 @@ std::string Service::Handle(const std::string& peer, const std::string& body) {
   if (!id.empty()) {
     if (const std::string* kept = replies_.Find(id)) return *kept;
   }
-  const Request& request = wire.request;
+  Request& request = wire.request;
+  request.id = id;  // recorded with the write it applies: the dedup window outlives a restart
   if (request.op == "init")
     return EncodeReply(wire.id,
                        Status(Code::kInvalidRequest,

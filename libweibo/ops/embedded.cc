@@ -70,6 +70,7 @@ class Embedded : public Executor {
       Context ctx(*shards_, Clock(request.now_ms != 0 ? request.now_ms : options_.now_ms));
       ctx.set_drain(options_.drain && !request.async);
       ctx.set_transport(options_.transport);
+      ctx.set_request(request.id, request.op);
       Json result = handler(ctx, args);
       if (op->writes) shards_->CheckpointOpened();
       return result;

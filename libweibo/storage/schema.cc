@@ -96,6 +96,13 @@ CREATE TABLE active_on(
   PRIMARY KEY(user_id, author_id)) WITHOUT ROWID;
 ALTER TABLE user_info ADD COLUMN lists_touched INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 6: the durable request-id dedup window (tables/request_log.h): the ids of the write
+    //    requests applied with this shard as their home, with what rebuilds their reply.
+    R"sql(
+CREATE TABLE request_log(
+  seq INTEGER PRIMARY KEY, request_id TEXT NOT NULL UNIQUE, op TEXT NOT NULL,
+  result INTEGER NOT NULL, time INTEGER NOT NULL);
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);

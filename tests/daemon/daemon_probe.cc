@@ -18,6 +18,8 @@
 //                                   to PID as the first reply arrives: every request is
 //                                   still answered, every post ok (probe.sh then checks
 //                                   that exactly those posts were made)
+//   daemon_probe ask ENDPOINT BODY  sends BODY, prints the reply body byte for byte (for
+//                                   scripts, e.g. restart.sh); exits 1 without a reply
 //
 // Prints one line per check; exits 0 when all pass, 1 otherwise.
 #include <arpa/inet.h>
@@ -370,12 +372,23 @@ int Pirate() {
   return failures == 0 ? 0 : 1;
 }
 
+int Ask(const std::string& endpoint, const std::string& body) {
+  zmq::context_t context;
+  Client c(context, endpoint);
+  c.Send({body});
+  auto reply = c.Receive(10000);
+  if (!reply || reply->size() != 1) return 1;
+  std::cout << reply->front() << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "pirate") return Pirate();
   if (argc < 3 || argc > 4) {
-    std::cerr << "usage: daemon_probe pirate | hostile|dedup|rate|drain ENDPOINT [PID]\n";
+    std::cerr << "usage: daemon_probe pirate | hostile|dedup|rate|drain ENDPOINT [PID] | ask "
+                 "ENDPOINT BODY\n";
     return 2;
   }
   std::string mode = argv[1], endpoint = argv[2];
@@ -384,6 +397,7 @@ int main(int argc, char** argv) {
     if (mode == "dedup") return Dedup(endpoint);
     if (mode == "rate") return Rate(endpoint);
     if (mode == "drain" && argc == 4) return Drain(endpoint, std::stoi(argv[3]));
+    if (mode == "ask" && argc == 4) return Ask(endpoint, argv[3]);
   } catch (const std::exception& e) {
     std::cerr << "daemon_probe: " << e.what() << "\n";
     return 1;

@@ -293,8 +293,9 @@ class RawDb {
   sqlite3* db_ = nullptr;
 };
 
-// Every row of the tables of SPEC §3 on every shard. With jobs=false the outbox and
-// job_applied bookkeeping is left out, so only the data a user can see is compared.
+// Every row of the tables of SPEC §3 on every shard. With jobs=false the outbox,
+// job_applied and request_log bookkeeping is left out, so only the data a user can see is
+// compared.
 inline std::string DumpCluster(const std::string& dir, int shards, bool jobs = true) {
   static const char* const kData[] = {
       "SELECT * FROM user_info ORDER BY user_id",
@@ -313,6 +314,7 @@ inline std::string DumpCluster(const std::string& dir, int shards, bool jobs = t
       "SELECT * FROM outbox ORDER BY job_id",
       "SELECT * FROM job_applied ORDER BY job_id",
       "SELECT * FROM sqlite_sequence ORDER BY name",
+      "SELECT * FROM request_log ORDER BY seq",
   };
   std::string out;
   for (int i = 0; i < shards; ++i) {

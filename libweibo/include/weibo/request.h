@@ -29,6 +29,14 @@ struct Request {
   // and "async" fields (weibod(1)).
   int64_t now_ms = 0;  // fixed clock in ms since the Unix epoch; 0: the executor's own
   bool async = false;  // return before the outbox jobs this write created are applied
+  // The request's id: on the wire the request's "id" (weibod(1)). A remote executor sends
+  // it (a new random one when empty). An embedded executor given one records it with the
+  // write it applies, on the write's home shard and in the same transaction, so that the
+  // same request run again with that id — even by another process, after a restart —
+  // applies nothing and gets the first run's result, rebuilt (tables/request_log.h;
+  // weibod(1), Retries, says what may differ). Commands leave it empty: an embedded
+  // command is never deduplicated.
+  std::string id{};  // (an initializer, so that Request{op, args} stays warning-free)
 };
 
 // Options of an embedded executor.
