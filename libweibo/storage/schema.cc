@@ -96,6 +96,12 @@ CREATE TABLE active_on(
   PRIMARY KEY(user_id, author_id)) WITHOUT ROWID;
 ALTER TABLE user_info ADD COLUMN lists_touched INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 6: author_feed by id alone, covering the type (the primary key adds user_id): a pull
+    //    reader who follows many of a shard's authors scans the shard's outboxes newest
+    //    first in one range instead of seeking each followee's (flows/timeline.cc).
+    R"sql(
+CREATE INDEX author_feed_by_id ON author_feed(msg_id, type);
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);
