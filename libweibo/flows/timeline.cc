@@ -257,7 +257,10 @@ void AddAuthors(Context& ctx, PageTxns& txns, std::vector<Source>& sources,
     auto& group = by_shard[i];
     if (group.empty()) continue;
     Shard& shard = txns.Hold(shards.At(i));
-    if (ScanPays(static_cast<int64_t>(group.size()), UsersBound(shard, shards.count()), want)) {
+    auto followees = static_cast<int64_t>(group.size());
+    // The users bound only matters when even a shard of only followees would be scanned.
+    if (ScanPays(followees, followees, want) &&
+        ScanPays(followees, UsersBound(shard, shards.count()), want)) {
       sources.push_back(ScanSource(shards, shard, std::move(group), ceiling));
       continue;
     }
