@@ -103,6 +103,12 @@ CREATE TABLE request_log(
   seq INTEGER PRIMARY KEY, request_id TEXT NOT NULL UNIQUE, op TEXT NOT NULL,
   result INTEGER NOT NULL, time INTEGER NOT NULL);
 )sql",
+    // 7: author_feed by id alone, covering the type (the primary key adds user_id): a pull
+    //    reader who follows many of a shard's authors scans the shard's outboxes newest
+    //    first in one range instead of seeking each followee's (flows/timeline.cc).
+    R"sql(
+CREATE INDEX author_feed_by_id ON author_feed(msg_id, type);
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);

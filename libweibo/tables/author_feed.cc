@@ -53,4 +53,15 @@ std::vector<int64_t> ReadAuthorPart(Shard& shard, int64_t author, int64_t part, 
   return ids;
 }
 
+void ScanAuthorPosts(Shard& shard, int64_t max_id, int64_t since_id,
+                     const std::function<bool(int64_t msg_id, int64_t author)>& visit) {
+  Stmt& s = shard.Query(
+      "SELECT msg_id, user_id FROM author_feed INDEXED BY author_feed_by_id "
+      "WHERE msg_id < ? AND msg_id > ? AND type IN (0, 2) ORDER BY msg_id DESC");
+  s.Bind(1, max_id > 0 ? max_id : std::numeric_limits<int64_t>::max()).Bind(2, since_id);
+  while (s.Step())
+    if (!visit(s.Int(0), s.Int(1))) break;
+  s.Reset();
+}
+
 }  // namespace weibo

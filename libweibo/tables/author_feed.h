@@ -8,10 +8,17 @@
 // per (author, partition) that ever held a message: a merge asks it which weeks to read
 // and never touches an empty one; a row stays after its messages are deleted (it only costs
 // one empty read). Both change in the transaction that writes or deletes the message.
+//
+// Index author_feed_by_id (msg_id, type) (schema migration 7) orders a shard's rows of all
+// authors by id alone, so the newest rows of a partition, whoever wrote them, are one range
+// (the index entry also holds user_id, from the primary key): a reader who follows many of
+// a shard's authors reads that range and keeps the followees' rows rather than seeking
+// each followee's partition (ScanAuthorPosts; flows/timeline.cc).
 #ifndef WEIBO_TABLES_AUTHOR_FEED_H_
 #define WEIBO_TABLES_AUTHOR_FEED_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace weibo {
@@ -32,6 +39,13 @@ std::vector<int64_t> AuthorParts(Shard& shard, int64_t author, int64_t part, int
 // posts_only: originals and reposts (what followers see), else every type.
 std::vector<int64_t> ReadAuthorPart(Shard& shard, int64_t author, int64_t part, bool posts_only,
                                     int64_t max_id, int64_t since_id, int64_t limit);
+
+// Originals and reposts of every author on the shard, newest first, within since_id < id <
+// max_id (max_id 0: unbounded): one range of index author_feed_by_id (msg_id, type).
+// visit(msg_id, author) is called for each row until it returns false; the statement is
+// reset before returning, so no read lock outlives the call.
+void ScanAuthorPosts(Shard& shard, int64_t max_id, int64_t since_id,
+                     const std::function<bool(int64_t msg_id, int64_t author)>& visit);
 
 }  // namespace weibo
 

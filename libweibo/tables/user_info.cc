@@ -1,5 +1,7 @@
 #include "tables/user_info.h"
 
+#include <string>
+
 #include "storage/shard.h"
 
 namespace weibo {
@@ -22,6 +24,32 @@ std::optional<UserRow> GetUser(Shard& shard, int64_t id) {
   if (s.Step()) row = ReadRow(s);
   s.Reset();
   return row;
+}
+
+std::vector<UserRow> GetFanCounts(Shard& shard, const std::vector<int64_t>& ids) {
+  std::string list = "[";
+  for (size_t i = 0; i < ids.size(); ++i) list += (i ? "," : "") + std::to_string(ids[i]);
+  list += "]";
+  Stmt& s = shard.Query(
+      "SELECT user_id, fans_count, pulled FROM user_info "
+      "WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id");
+  s.Bind(1, list);
+  std::vector<UserRow> rows;
+  while (s.Step()) {
+    UserRow row;
+    row.id = s.Int(0);
+    row.fans_count = s.Int(1);
+    row.pulled = s.Int(2) != 0;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+int64_t UsersBound(Shard& shard, int shards) {
+  Stmt& s = shard.Query("SELECT max(user_id) FROM user_info");
+  int64_t n = s.Step() && !s.IsNull(0) ? s.Int(0) / shards + 1 : 0;
+  s.Reset();
+  return n;
 }
 
 void InsertUser(Shard& shard, const UserRow& r) {

@@ -26,6 +26,13 @@ struct UserRow {
 };
 
 std::optional<UserRow> GetUser(Shard& shard, int64_t id);
+// For those ids that exist on this shard, by id: rows with only id, fans_count and pulled
+// filled in (what PushesAuthor looks at), in one statement for the whole list (json_each
+// over the ids) where GetUser per id would be one each.
+std::vector<UserRow> GetFanCounts(Shard& shard, const std::vector<int64_t>& ids);
+// An upper bound of the number of users on this shard: ids are handed out in sequence
+// (flows/user.cc), so with N shards at most max(user_id) / N + 1 of them land here.
+int64_t UsersBound(Shard& shard, int shards);
 // INSERT OR IGNORE: applying a user_create job twice is applying it once.
 void InsertUser(Shard& shard, const UserRow& row);
 void AddUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows);

@@ -62,6 +62,60 @@ TEST_CASE(
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
+// Statements of one request that contain sql.
+int Statements(const Cluster& c, long long now, const Json& args, const std::string& sql) {
+  EmbeddedOptions eo;
+  eo.data_dir = c.dir();
+  eo.now_ms = now;
+  eo.explain = true;
+  auto executor = OpenEmbedded(eo);
+  REQUIRE(executor->Execute(Request{"timeline", args}).ok());
+  int n = 0;
+  for (const auto& line : executor->Explain())
+    if (line.find(sql) != std::string::npos) ++n;
+  return n;
+}
+
+TEST_CASE("feeds: pull scans a shard's outboxes for a reader who follows most of its authors") {
+  Cluster c(ClusterOptions{1, "pull"});
+  int64_t reader = c.AddUser("reader"), a = c.AddUser("a"), b = c.AddUser("b"), d = c.AddUser("d"),
+          noisy = c.AddUser("noisy");
+  for (int64_t followee : {a, b, d}) c.Follow(reader, followee);
+  std::vector<int64_t> old_posts;
+  for (int64_t author : {a, b, d}) old_posts.push_back(c.Post(author, "old"));
+  c.Comment(a, old_posts[0], "a comment is not a post");
+  // Two weeks later someone the reader does not follow posts more than a probe looks at;
+  // two weeks after that, a posts once more.
+  c.SetNow(test::kNow + 15 * kDay);
+  for (int i = 0; i < 70; ++i) c.Post(noisy, "noise " + std::to_string(i));
+  long long later = test::kNow + 30 * kDay;
+  c.SetNow(later);
+  int64_t fresh = c.Post(a, "new");
+  std::vector<int64_t> want{fresh, old_posts[2], old_posts[1], old_posts[0]};
+  const std::string scan = "FROM author_feed INDEXED BY author_feed_by_id";
+  // 3 of the shard's 5 users: one scan of the shard, no source per author.
+  Json args{{"user", reader}, {"count", 5}};
+  REQUIRE(Statements(c, later, args, scan) > 0);
+  REQUIRE(Statements(c, later, args, "AND part = ? AND msg_id < ?") == 0);
+  REQUIRE(c.TimelineIds(reader, {{"count", 5}}) == want);
+  // The week of noise holds none of theirs: the probe below the newest week sees only
+  // noise, so the authors' partition lists (author_part) name the old week to read next.
+  REQUIRE(Statements(c, later, args, "FROM author_part") > 1);
+  REQUIRE(c.TimelineIds(reader, {{"count", 2}}) == std::vector<int64_t>{want[0], want[1]});
+  REQUIRE(c.TimelineIds(reader, {{"count", 2}, {"max_id", std::to_string(want[1])}}) ==
+          std::vector<int64_t>{want[2], want[3]});
+  REQUIRE(c.TimelineIds(reader, {{"count", 2}, {"page", 1}}) ==
+          std::vector<int64_t>{want[2], want[3]});
+  // A page that ends in the newest week reads nothing older.
+  REQUIRE(Statements(c, later, Json{{"user", reader}, {"count", 1}}, "FROM author_part") == 1);
+  // One followee of five users is a source of its own.
+  c.Unfollow(reader, b);
+  c.Unfollow(reader, d);
+  REQUIRE(Statements(c, later, args, scan) == 0);
+  REQUIRE(c.TimelineIds(reader, {{"count", 5}}) == std::vector<int64_t>{fresh, old_posts[0]});
+  REQUIRE(c.Fsck().at("ok") == true);
+}
+
 TEST_CASE(
     "feeds: push delivers a big author's fans in activity tiers, the day first, then the week") {
   Cluster c(ClusterOptions{1, "push"});
