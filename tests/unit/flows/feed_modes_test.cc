@@ -15,8 +15,8 @@ using test::RawDb;
 
 constexpr long long kDay = 24LL * 3600 * 1000;
 
-// Statements of one request that read an author's outbox partitions.
-int OutboxReads(const Cluster& c, long long now, const Json& args) {
+// Statements of one request that contain sql.
+int Statements(const Cluster& c, long long now, const Json& args, const std::string& sql) {
   EmbeddedOptions eo;
   eo.data_dir = c.dir();
   eo.now_ms = now;
@@ -25,8 +25,13 @@ int OutboxReads(const Cluster& c, long long now, const Json& args) {
   REQUIRE(executor->Execute(Request{"timeline", args}).ok());
   int n = 0;
   for (const auto& line : executor->Explain())
-    if (line.find("FROM author_feed") != std::string::npos) ++n;
+    if (line.find(sql) != std::string::npos) ++n;
   return n;
+}
+
+// Statements of one request that read an author's outbox partitions.
+int OutboxReads(const Cluster& c, long long now, const Json& args) {
+  return Statements(c, now, args, "FROM author_feed");
 }
 
 TEST_CASE(
@@ -62,19 +67,6 @@ TEST_CASE(
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
-// Statements of one request that contain sql.
-int Statements(const Cluster& c, long long now, const Json& args, const std::string& sql) {
-  EmbeddedOptions eo;
-  eo.data_dir = c.dir();
-  eo.now_ms = now;
-  eo.explain = true;
-  auto executor = OpenEmbedded(eo);
-  REQUIRE(executor->Execute(Request{"timeline", args}).ok());
-  int n = 0;
-  for (const auto& line : executor->Explain())
-    if (line.find(sql) != std::string::npos) ++n;
-  return n;
-}
 
 TEST_CASE("feeds: pull scans a shard's outboxes for a reader who follows most of its authors") {
   Cluster c(ClusterOptions{1, "pull"});
