@@ -223,7 +223,12 @@ std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
   }
   std::vector<JobRow> out;
   std::set<std::pair<int, int>> held;
+  std::map<int, int64_t> oldest;  // source shard -> its oldest pending job (one query each)
   for (const auto& [key, below] : first) {
+    auto known = oldest.find(key.first);
+    if (known == oldest.end())
+      known = oldest.emplace(key.first, OldestPendingJob(ctx.shards().At(key.first))).first;
+    if (known->second == 0 || known->second >= below) continue;  // nothing older: the usual case
     auto older = PendingJobsBefore(ctx.shards().At(key.first), key.second, below, kCatchUp + 1);
     if (static_cast<int64_t>(older.size()) > kCatchUp) {
       held.insert(key);

@@ -52,6 +52,13 @@ std::vector<JobRow> PendingJobs(Shard& shard, int64_t limit) {
   return rows;
 }
 
+int64_t OldestPendingJob(Shard& shard) {
+  Stmt& s = shard.Query("SELECT job_id FROM outbox WHERE state = 0 ORDER BY job_id LIMIT 1");
+  int64_t id = s.Step() ? s.Int(0) : 0;
+  s.Reset();
+  return id;
+}
+
 std::vector<JobRow> PendingJobsBefore(Shard& shard, int target, int64_t below, int64_t limit) {
   Stmt& s = shard.Query(
       "SELECT job_id, target_shard, kind, payload, created, state FROM outbox "
