@@ -303,7 +303,9 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   if (feed == "hybrid") {
     // Only the authors whose active list holds the reader push to the reader (and not
     // even those once they are celebrities); every other followee is pulled. The fan
-    // counts of the listed ones: one statement per shard.
+    // counts of the listed ones: one statement per shard, outside the page's read
+    // transactions (a shard read only for them would pay BEGIN and COMMIT around one
+    // statement); a shard whose authors are then pulled opens its transaction for those.
     std::set<int64_t> active = ActiveAuthors(own, reader);
     std::vector<std::vector<int64_t>> listed(shards.count());
     for (int64_t author : followees) {
@@ -315,7 +317,7 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
     for (int i = 0; i < shards.count(); ++i) {
       if (listed[i].empty()) continue;
       std::unordered_set<int64_t> found;
-      for (const UserRow& user : GetFanCounts(txns.Hold(shards.At(i)), listed[i])) {
+      for (const UserRow& user : GetFanCounts(shards.At(i), listed[i])) {
         found.insert(user.id);
         (PushesAuthor(ctx, user) ? pushed : pulled).push_back(user.id);
       }
