@@ -10,13 +10,13 @@
 // then answers what has already arrived (for at most drain_ms), and the socket lingers
 // long enough to flush those replies.
 #include <chrono>
-#include <csignal>
 #include <exception>
 #include <vector>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
 #include "net/service.h"
+#include "net/signals.h"
 #include "storage/failure.h"
 #include "storage/shard_set.h"
 #include "weibo/daemon.h"
@@ -26,36 +26,6 @@ namespace {
 
 constexpr int kPollMs = 100;     // how soon a signal is noticed
 constexpr int kLingerMs = 1000;  // to flush the last replies on close
-
-volatile std::sig_atomic_t g_stop = 0;
-
-extern "C" void OnSignal(int sig) {
-  if (g_stop) {  // the second signal: end now, as if no handler were installed
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-  }
-  g_stop = 1;
-}
-
-// Installs the handlers for the life of one RunDaemon call.
-class SignalScope {
- public:
-  SignalScope() {
-    g_stop = 0;
-    struct sigaction sa {};
-    sa.sa_handler = OnSignal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, &old_term_);
-    sigaction(SIGINT, &sa, &old_int_);
-  }
-  ~SignalScope() {
-    sigaction(SIGTERM, &old_term_, nullptr);
-    sigaction(SIGINT, &old_int_, nullptr);
-  }
-
- private:
-  struct sigaction old_term_, old_int_;  // restored on return
-};
 
 // Opens every shard once, so a daemon on a bad directory fails at start, not at its
 // first request.
@@ -123,12 +93,12 @@ bool Readable(zmq::socket_t& socket, int timeout_ms) {
   return zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) > 0;
 }
 
-// Serves until a signal sets g_stop. A signal interrupting a call is not an error.
+// Serves until SIGTERM or SIGINT (net/signals.h). A signal interrupting a call is not an error.
 void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, long* served) {
-  while (!g_stop) {
+  while (!net::StopSignals::Stopped()) {
     try {
       if (Readable(socket, kPollMs))
-        while (!g_stop && ServeOne(socket, service)) ++*served;
+        while (!net::StopSignals::Stopped() && ServeOne(socket, service)) ++*served;
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;
     }
@@ -159,7 +129,7 @@ Status RunDaemon(const DaemonOptions& options) {
   Status bound = Bind(socket, options, &endpoint);
   if (!bound.ok()) return bound;
   net::Service service(options);
-  SignalScope signals;
+  net::StopSignals signals;
   if (options.on_ready) options.on_ready(endpoint);
   if (options.log) options.log("serving " + options.data_dir + " on " + endpoint);
   long served = 0;

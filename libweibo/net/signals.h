@@ -1,4 +1,4 @@
-// Stop on SIGTERM/SIGINT for the broker and a node (as RunDaemon does in server.cc): the
+// Stop on SIGTERM/SIGINT for weibod, the broker and a node: the
 // first signal sets a flag the loop polls; the second ends the process.
 #ifndef WEIBO_NET_SIGNALS_H_
 #define WEIBO_NET_SIGNALS_H_
