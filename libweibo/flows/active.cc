@@ -103,6 +103,7 @@ void ApplyActiveMerge(Context& ctx, Shard& target, const Json& p) {
     if (!HasRelation(target, user, author, kFollowing)) continue;  // unfollowed meanwhile
     if (entry.contains("floor")) RaiseInboxFloor(target, user, entry.at("floor").get<int64_t>());
     for (const auto& item : entry.at("items")) {
+      if (MessageGone(ctx, item[0].get<int64_t>())) continue;  // deleted since the snapshot
       DeliverInbox(target, {user, item[0].get<int64_t>(), author, item[1].get<int64_t>()});
       MaybeTrimInbox(target, user, item[0].get<int64_t>(), ctx.config().inbox_cap);
     }

@@ -111,9 +111,19 @@ void ApplyFanOut(Context& ctx, Shard& shard, const Json& p) {
   }
 }
 
+bool MessageGone(Context& ctx, int64_t msg_id) {
+  return !GetMsg(ctx.shards().ForMsg(msg_id), msg_id);
+}
+
 void ApplyDeliver(Context& ctx, Shard& target, const Json& p) {
   InboxRow row{0, p.at("msg_id").get<int64_t>(), p.at("author").get<int64_t>(),
                p.at("time").get<int64_t>()};
+  // A delivery that arrives after its message was deleted adds nothing. msg_deleted on
+  // this shard covers it once the purge's undeliver has run here; before that, only the
+  // message's own shard knows. The undeliver lists the fans at purge time, so a reader who
+  // follows but whose fan row was not there yet (a follow still in flight) would keep a
+  // row of a deleted message (the crash test found one).
+  if (MessageGone(ctx, row.msg_id)) return;
   const Json* users = &p.at("users");
   Json now_users;
   auto enqueue_tier = [&](int tier, const Json& tier_users, const Json& later) {

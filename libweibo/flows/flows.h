@@ -36,6 +36,9 @@ Json Delete(Context& ctx, const Json& args);
 
 // flows/fanout.cc: the feed mode's write side
 void ApplyFanOut(Context& ctx, Shard& target, const Json& payload);
+// Whether a message is no longer in msg_info on its own shard (deleted): deliveries and
+// merges check it, as msg_deleted on their target shard may not know yet.
+bool MessageGone(Context& ctx, int64_t msg_id);
 void ApplyDeliver(Context& ctx, Shard& target, const Json& payload);
 void ApplyPurge(Context& ctx, Shard& target, const Json& payload);
 void ApplyUndeliver(Context& ctx, Shard& target, const Json& payload);
@@ -51,8 +54,7 @@ constexpr int64_t kActiveWindowMs = 24LL * 3600 * 1000;  // rejoin the lists onc
 void NoteActivity(Context& ctx, int64_t user);
 // Puts fan at the head of author's active list (on the author's shard) and returns the
 // active_merge entry for the fan's shard; null when the author does not push.
-Json JoinActiveList(Context& ctx, Shard& author_shard, int64_t author, int64_t fan,
-                    int64_t floor);
+Json JoinActiveList(Context& ctx, Shard& author_shard, int64_t author, int64_t fan, int64_t floor);
 void ApplyActiveJoin(Context& ctx, Shard& target, const Json& payload);
 void ApplyActiveMerge(Context& ctx, Shard& target, const Json& payload);
 void ApplyActiveDrop(Context& ctx, Shard& target, const Json& payload);

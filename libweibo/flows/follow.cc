@@ -52,13 +52,15 @@ Json Follow(Context& ctx, const Json& args) {
     return PairJson(ctx, p, true);
   }
   if (HasRelation(shard, p.user, p.target, kFollowing))
-    Fail(Code::kAlreadyFollowing, "user " + std::to_string(p.user) + " already follows user " +
-                                      std::to_string(p.target));
+    Fail(Code::kAlreadyFollowing,
+         "user " + std::to_string(p.user) + " already follows user " + std::to_string(p.target));
   InsertRelation(shard, p.user, p.target, kFollowing, ctx.now());
   AddUserCounts(shard, p.user, 0, 0, 1);
   TouchUser(shard, p.user, ctx.now());
   ctx.Enqueue(shard, static_cast<int>(p.target % ctx.shards().count()), "fan_add",
-              Json{{"user", p.target}, {"fan", p.user}, {"time", ctx.now()},
+              Json{{"user", p.target},
+                   {"fan", p.user},
+                   {"time", ctx.now()},
                    {"merge", Pushes(ctx.config())}});
   ctx.RecordApplied(shard, 0);
   txn.Commit();
@@ -76,8 +78,8 @@ Json Unfollow(Context& ctx, const Json& args) {
     return PairJson(ctx, p, false);
   }
   if (!DeleteRelation(shard, p.user, p.target, kFollowing))
-    Fail(Code::kNotFollowing, "user " + std::to_string(p.user) + " does not follow user " +
-                                  std::to_string(p.target));
+    Fail(Code::kNotFollowing,
+         "user " + std::to_string(p.user) + " does not follow user " + std::to_string(p.target));
   AddUserCounts(shard, p.user, 0, 0, -1);
   TouchUser(shard, p.user, ctx.now());
   DeleteInboxByAuthor(shard, p.user, p.target);
@@ -111,7 +113,8 @@ void ApplyFanAdd(Context& ctx, Shard& target, const Json& p) {
   Json merge{{"user", fan}, {"author", user}, {"items", items}};
   // A full merge may have left older posts behind: the fan's inbox is complete only from
   // the oldest merged post up, and timelines pull below it (tables/msg_index.h).
-  if (static_cast<int64_t>(items.size()) >= ctx.config().inbox_cap) merge["floor"] = items.back()[0];
+  if (static_cast<int64_t>(items.size()) >= ctx.config().inbox_cap)
+    merge["floor"] = items.back()[0];
   ctx.Enqueue(target, static_cast<int>(fan % ctx.shards().count()), "inbox_merge", merge);
 }
 
@@ -125,6 +128,7 @@ void ApplyInboxMerge(Context& ctx, Shard& target, const Json& p) {
   int64_t user = p.at("user").get<int64_t>(), author = p.at("author").get<int64_t>();
   if (p.contains("floor")) RaiseInboxFloor(target, user, p.at("floor").get<int64_t>());
   for (const auto& item : p.at("items")) {
+    if (MessageGone(ctx, item[0].get<int64_t>())) continue;  // deleted since the snapshot
     DeliverInbox(target, {user, item[0].get<int64_t>(), author, item[1].get<int64_t>()});
     MaybeTrimInbox(target, user, item[0].get<int64_t>(), ctx.config().inbox_cap);
   }
