@@ -115,6 +115,18 @@ bool MessageGone(Context& ctx, int64_t msg_id) {
   return !GetMsg(ctx.shards().ForMsg(msg_id), msg_id);
 }
 
+// A reader gets an inbox row only while both halves of the follow exist: the follow row on
+// the reader's shard (checked by the insert) and the fan row on the author's shard
+// (checked here, a read of that shard). A purge undelivers to the fans at purge time; with
+// the fan row required, every reader who can hold a row of the message is among them. A
+// re-follow whose fan row is still in flight gets the author's posts from its own merge.
+Json FansOnly(Context& ctx, int64_t author, const Json& users) {
+  Json fans = Json::array();
+  for (int64_t fan : RelatedAmong(ctx.shards().ForUser(author), author, kFan, users.dump()))
+    fans.push_back(fan);
+  return fans;
+}
+
 void ApplyDeliver(Context& ctx, Shard& target, const Json& p) {
   InboxRow row{0, p.at("msg_id").get<int64_t>(), p.at("author").get<int64_t>(),
                p.at("time").get<int64_t>()};
@@ -152,9 +164,11 @@ void ApplyDeliver(Context& ctx, Shard& target, const Json& p) {
   } else if (p.contains("later") && !p.at("later").empty()) {
     enqueue_tier(2, p.at("later"), Json::array());
   }
-  // One statement for the whole group (the follow re-check included), then the trims.
-  DeliverInboxMany(target, users->dump(), row.msg_id, row.author_id, row.time);
-  for (const auto& user : *users)
+  // Only readers who are still fans on the author's shard (FansOnly), then one statement
+  // for the whole group (the follow re-check included), then the trims.
+  Json fans = FansOnly(ctx, row.author_id, *users);
+  DeliverInboxMany(target, fans.dump(), row.msg_id, row.author_id, row.time);
+  for (const auto& user : fans)
     MaybeTrimInbox(target, user.get<int64_t>(), row.msg_id, ctx.config().inbox_cap);
 }
 

@@ -5,18 +5,30 @@
 namespace weibo {
 
 bool HasRelation(Shard& shard, int64_t user, int64_t other, int type) {
-  Stmt& s = shard.Query(
-      "SELECT 1 FROM user_relation WHERE user_id = ? AND type = ? AND follow_id = ?");
+  Stmt& s =
+      shard.Query("SELECT 1 FROM user_relation WHERE user_id = ? AND type = ? AND follow_id = ?");
   s.Bind(1, user).Bind(2, type).Bind(3, other);
   bool found = s.Step();
   s.Reset();
   return found;
 }
 
+std::vector<int64_t> RelatedAmong(Shard& shard, int64_t user, int type,
+                                  const std::string& users_json) {
+  Stmt& s = shard.Query(
+      "SELECT follow_id FROM user_relation WHERE user_id = ? AND type = ? AND follow_id IN "
+      "(SELECT value FROM json_each(?)) ORDER BY follow_id");
+  s.Bind(1, user).Bind(2, type).Bind(3, users_json);
+  std::vector<int64_t> out;
+  while (s.Step()) out.push_back(s.Int(0));
+  return out;
+}
+
 bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t time) {
   return shard
-             .Query("INSERT OR IGNORE INTO user_relation(user_id, follow_id, type, time) "
-                    "VALUES (?, ?, ?, ?)")
+             .Query(
+                 "INSERT OR IGNORE INTO user_relation(user_id, follow_id, type, time) "
+                 "VALUES (?, ?, ?, ?)")
              .Bind(1, user)
              .Bind(2, other)
              .Bind(3, type)
@@ -25,8 +37,7 @@ bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t
 }
 
 bool DeleteRelation(Shard& shard, int64_t user, int64_t other, int type) {
-  return shard
-             .Query("DELETE FROM user_relation WHERE user_id = ? AND type = ? AND follow_id = ?")
+  return shard.Query("DELETE FROM user_relation WHERE user_id = ? AND type = ? AND follow_id = ?")
              .Bind(1, user)
              .Bind(2, type)
              .Bind(3, other)

@@ -8,6 +8,7 @@
 #define WEIBO_TABLES_USER_RELATION_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace weibo {
@@ -24,6 +25,9 @@ bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t
 bool DeleteRelation(Shard& shard, int64_t user, int64_t other, int type);
 // follow_id of every row (user, type, *), ascending.
 std::vector<int64_t> Related(Shard& shard, int64_t user, int type);
+// Of the users in a JSON array, those with a row (user, them, type): one statement.
+std::vector<int64_t> RelatedAmong(Shard& shard, int64_t user, int type,
+                                  const std::string& users_json);
 
 struct RelationRow {
   int64_t user, other, type, time;
