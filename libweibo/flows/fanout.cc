@@ -130,12 +130,7 @@ Json FansOnly(Context& ctx, int64_t author, const Json& users) {
 void ApplyDeliver(Context& ctx, Shard& target, const Json& p) {
   InboxRow row{0, p.at("msg_id").get<int64_t>(), p.at("author").get<int64_t>(),
                p.at("time").get<int64_t>()};
-  // A delivery that arrives after its message was deleted adds nothing. msg_deleted on
-  // this shard covers it once the purge's undeliver has run here; before that, only the
-  // message's own shard knows. The undeliver lists the fans at purge time, so a reader who
-  // follows but whose fan row was not there yet (a follow still in flight) would keep a
-  // row of a deleted message (the crash test found one).
-  if (MessageGone(ctx, row.msg_id)) return;
+
   const Json* users = &p.at("users");
   Json now_users;
   auto enqueue_tier = [&](int tier, const Json& tier_users, const Json& later) {
@@ -164,9 +159,16 @@ void ApplyDeliver(Context& ctx, Shard& target, const Json& p) {
   } else if (p.contains("later") && !p.at("later").empty()) {
     enqueue_tier(2, p.at("later"), Json::array());
   }
-  // Only readers who are still fans on the author's shard (FansOnly), then one statement
-  // for the whole group (the follow re-check included), then the trims.
-  Json fans = FansOnly(ctx, row.author_id, *users);
+  // Only readers who are still fans, and only while the message exists, both read on the
+  // author's shard in one statement (see FansOnly); then one statement for the whole group
+  // (the follow re-check and msg_deleted included), then the trims. A delivery that
+  // arrives after its message was deleted adds nothing: msg_deleted here covers the time
+  // after the purge's undeliver has run on this shard, the message's own shard the time
+  // before.
+  Json fans = Json::array();
+  for (int64_t fan :
+       FansWhileMsg(ctx.shards().ForUser(row.author_id), row.author_id, row.msg_id, users->dump()))
+    fans.push_back(fan);
   DeliverInboxMany(target, fans.dump(), row.msg_id, row.author_id, row.time);
   for (const auto& user : fans)
     MaybeTrimInbox(target, user.get<int64_t>(), row.msg_id, ctx.config().inbox_cap);

@@ -13,11 +13,23 @@ bool HasRelation(Shard& shard, int64_t user, int64_t other, int type) {
   return found;
 }
 
+std::vector<int64_t> FansWhileMsg(Shard& shard, int64_t author, int64_t msg_id,
+                                  const std::string& users_json) {
+  Stmt& s = shard.Query(
+      "SELECT j.value FROM json_each(?3) AS j WHERE EXISTS (SELECT 1 FROM user_relation "
+      "WHERE user_id = ?1 AND type = 0 AND follow_id = j.value) "
+      "AND EXISTS (SELECT 1 FROM msg_info WHERE msg_id = ?2)");
+  s.Bind(1, author).Bind(2, msg_id).Bind(3, users_json);
+  std::vector<int64_t> out;
+  while (s.Step()) out.push_back(s.Int(0));
+  return out;
+}
+
 std::vector<int64_t> RelatedAmong(Shard& shard, int64_t user, int type,
                                   const std::string& users_json) {
   Stmt& s = shard.Query(
-      "SELECT follow_id FROM user_relation WHERE user_id = ? AND type = ? AND follow_id IN "
-      "(SELECT value FROM json_each(?)) ORDER BY follow_id");
+      "SELECT j.value FROM json_each(?3) AS j WHERE EXISTS (SELECT 1 FROM user_relation "
+      "WHERE user_id = ?1 AND type = ?2 AND follow_id = j.value)");
   s.Bind(1, user).Bind(2, type).Bind(3, users_json);
   std::vector<int64_t> out;
   while (s.Step()) out.push_back(s.Int(0));
