@@ -100,8 +100,8 @@ void ApplyActiveMerge(Context& ctx, Shard& target, const Json& p) {
   int64_t user = p.at("user").get<int64_t>();
   for (const auto& entry : p.at("entries")) {
     int64_t author = entry.at("author").get<int64_t>();
-    if (!HasRelation(target, user, author, kFollowing)) continue;      // unfollowed meanwhile
-    if (FansOnly(ctx, author, Json::array({user})).empty()) continue;  // fan row not there
+    if (!HasRelation(target, user, author, kFollowing)) continue;  // unfollowed meanwhile
+    if (!HasRelation(ctx.shards().ForUser(author), author, user, kFan)) continue;  // no fan row
     if (entry.contains("floor")) RaiseInboxFloor(target, user, entry.at("floor").get<int64_t>());
     for (const auto& item : entry.at("items")) {
       if (MessageGone(ctx, item[0].get<int64_t>())) continue;  // deleted since the snapshot

@@ -21,6 +21,13 @@
 // the message in msg_deleted so that a delivery applied after it (left pending by a crash) adds
 // nothing.
 //
+// Both halves of a follow: a reader gets an inbox row (delivery or merge) only while the
+// follow row on the reader's shard (checked by the insert) and the fan row on the author's
+// shard (a read of that shard) both exist, and the message does. A purge undelivers to the
+// fans at purge time; with the fan row required, every reader who can hold a row of the
+// message is among them. A re-follow whose fan row is still in flight gets the author's
+// posts from its own merge, once the fan row is there.
+//
 // Tiers: a tiered deliver job sorts its users by user_info.last_active (on the target shard,
 // where the users live) against the post's time, delivers tier 0 in its own transaction and
 // enqueues a deliver job for tier 1 on the same shard, which carries tier 2 along and
@@ -115,18 +122,6 @@ bool MessageGone(Context& ctx, int64_t msg_id) {
   return !GetMsg(ctx.shards().ForMsg(msg_id), msg_id);
 }
 
-// A reader gets an inbox row only while both halves of the follow exist: the follow row on
-// the reader's shard (checked by the insert) and the fan row on the author's shard
-// (checked here, a read of that shard). A purge undelivers to the fans at purge time; with
-// the fan row required, every reader who can hold a row of the message is among them. A
-// re-follow whose fan row is still in flight gets the author's posts from its own merge.
-Json FansOnly(Context& ctx, int64_t author, const Json& users) {
-  Json fans = Json::array();
-  for (int64_t fan : RelatedAmong(ctx.shards().ForUser(author), author, kFan, users.dump()))
-    fans.push_back(fan);
-  return fans;
-}
-
 void ApplyDeliver(Context& ctx, Shard& target, const Json& p) {
   InboxRow row{0, p.at("msg_id").get<int64_t>(), p.at("author").get<int64_t>(),
                p.at("time").get<int64_t>()};
@@ -160,11 +155,10 @@ void ApplyDeliver(Context& ctx, Shard& target, const Json& p) {
     enqueue_tier(2, p.at("later"), Json::array());
   }
   // Only readers who are still fans, and only while the message exists, both read on the
-  // author's shard in one statement (see FansOnly); then one statement for the whole group
-  // (the follow re-check and msg_deleted included), then the trims. A delivery that
-  // arrives after its message was deleted adds nothing: msg_deleted here covers the time
-  // after the purge's undeliver has run on this shard, the message's own shard the time
-  // before.
+  // author's shard in one statement (see the top of this file); then one statement for the whole
+  // group (the follow re-check and msg_deleted included), then the trims. A delivery that arrives
+  // after its message was deleted adds nothing: msg_deleted here covers the time after the purge's
+  // undeliver has run on this shard, the message's own shard the time before.
   Json fans = Json::array();
   for (int64_t fan :
        FansWhileMsg(ctx.shards().ForUser(row.author_id), row.author_id, row.msg_id, users->dump()))

@@ -39,8 +39,6 @@ void ApplyFanOut(Context& ctx, Shard& target, const Json& payload);
 // Whether a message is no longer in msg_info on its own shard (deleted): deliveries and
 // merges check it, as msg_deleted on their target shard may not know yet.
 bool MessageGone(Context& ctx, int64_t msg_id);
-// Of the users (a JSON array of ids), those with a fan row of author on its shard.
-Json FansOnly(Context& ctx, int64_t author, const Json& users);
 void ApplyDeliver(Context& ctx, Shard& target, const Json& payload);
 void ApplyPurge(Context& ctx, Shard& target, const Json& payload);
 void ApplyUndeliver(Context& ctx, Shard& target, const Json& payload);

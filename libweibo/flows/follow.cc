@@ -126,7 +126,7 @@ void ApplyFanRemove(Context&, Shard& target, const Json& p) {
 
 void ApplyInboxMerge(Context& ctx, Shard& target, const Json& p) {
   int64_t user = p.at("user").get<int64_t>(), author = p.at("author").get<int64_t>();
-  if (FansOnly(ctx, author, Json::array({user})).empty()) return;  // unfollowed since
+  if (!HasRelation(ctx.shards().ForUser(author), author, user, kFan)) return;  // unfollowed
   if (p.contains("floor")) RaiseInboxFloor(target, user, p.at("floor").get<int64_t>());
   for (const auto& item : p.at("items")) {
     if (MessageGone(ctx, item[0].get<int64_t>())) continue;  // deleted since the snapshot

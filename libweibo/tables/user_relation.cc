@@ -25,17 +25,6 @@ std::vector<int64_t> FansWhileMsg(Shard& shard, int64_t author, int64_t msg_id,
   return out;
 }
 
-std::vector<int64_t> RelatedAmong(Shard& shard, int64_t user, int type,
-                                  const std::string& users_json) {
-  Stmt& s = shard.Query(
-      "SELECT j.value FROM json_each(?3) AS j WHERE EXISTS (SELECT 1 FROM user_relation "
-      "WHERE user_id = ?1 AND type = ?2 AND follow_id = j.value)");
-  s.Bind(1, user).Bind(2, type).Bind(3, users_json);
-  std::vector<int64_t> out;
-  while (s.Step()) out.push_back(s.Int(0));
-  return out;
-}
-
 bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t time) {
   return shard
              .Query(

@@ -29,9 +29,6 @@ std::vector<int64_t> Related(Shard& shard, int64_t user, int type);
 // author's shard) still exists; none once it is deleted. One statement.
 std::vector<int64_t> FansWhileMsg(Shard& shard, int64_t author, int64_t msg_id,
                                   const std::string& users_json);
-// Of the users in a JSON array, those with a row (user, them, type): one statement.
-std::vector<int64_t> RelatedAmong(Shard& shard, int64_t user, int type,
-                                  const std::string& users_json);
 
 struct RelationRow {
   int64_t user, other, type, time;
