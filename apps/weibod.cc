@@ -44,6 +44,12 @@ int main(int argc, char** argv) {
   app.add_option("--dedup", options.dedup, "replies to write requests kept for retries; 0: none")
       ->type_name("N")
       ->capture_default_str();
+  app.add_option("--group-commit", options.group_commit,
+                 "deliveries whose done marks may wait for one shared sync of each shard "
+                 "(synced within 50 ms at most); 0: every request syncs its own")
+      ->type_name("N")
+      ->check(CLI::Range(size_t{0}, size_t{100000}).description(""))
+      ->capture_default_str();
   std::string shards, join, node_name, backend = "tcp://127.0.0.1:5549";
   bool broker = false;
   app.add_option("--shards", shards, "cluster node: own only these shards, e.g. 1,3 or 0-7")

@@ -42,6 +42,11 @@ std::vector<CLI::Option*> AddClusterOptions(CLI::App* app, ClusterFlags* flags) 
           ->capture_default_str(),
       app->add_option("--inbox-cap", flags->inbox_cap, "push inbox rows kept per user (0: default)")
           ->capture_default_str(),
+      app->add_option("--group-commit", flags->group_commit,
+                      "deliveries whose done marks may wait for one shared sync of each shard, "
+                      "as weibod's --group-commit (0: every post syncs its own deliveries)")
+          ->check(CLI::Range(0, 100000))
+          ->capture_default_str(),
       app->add_flag("--durable-setup", flags->durable_setup,
                     "run the setup with synchronous=FULL too (slow)")};
 }
@@ -79,6 +84,7 @@ bool ParseCount(const std::string& t, int64_t* out) {
 Status ResolveCluster(const ClusterFlags& flags, const TraceModel& model, ClusterOptions* options) {
   options->shards = flags.shards;
   options->inbox_cap = flags.inbox_cap;
+  options->group_commit = flags.group_commit;
   if (flags.inbox_cap < 0)
     return Status(Code::kInvalidArgument, "--inbox-cap must not be negative");
   if (flags.threshold == "auto")

@@ -19,6 +19,7 @@ struct ClusterFlags {
   std::string threshold = "auto";    // or a number of fans
   std::string active_list = "auto";  // or a number of fans per list
   int64_t inbox_cap = 0;
+  int group_commit = 256;  // as weibod's --group-commit default
   bool durable_setup = false;
 };
 

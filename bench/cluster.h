@@ -15,6 +15,10 @@ struct ClusterOptions {
   int64_t celebrity_threshold = 0;  // 0: the library's default (10000)
   int64_t inbox_cap = 0;            // 0: the library's default (800)
   int64_t active_list = 0;          // 0: the library's default (1000)
+  // The embedded executor's group commit (EmbeddedOptions::group_commit: deliveries whose
+  // done marks wait for one shared sync), as a long-running weibod has it; 0: every post
+  // syncs its own deliveries.
+  int group_commit = 256;
 };
 
 // Initialises a fresh cluster in dir through the init op; an existing cluster there is

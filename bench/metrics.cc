@@ -31,6 +31,7 @@ ModeMetrics Derive(const ModeRun& run, const TraceModel& model, double raw_rows_
     if (Writes(op))
       write_seconds +=
           s.completed.count() > 0 ? s.completed.TotalSeconds() : s.latency.TotalSeconds();
+  write_seconds += run.settle_seconds;
   if (write_seconds > 0 && run.storage_measured) m.deliveries_per_s = m.deliveries / write_seconds;
   if (raw_rows_per_s > 0 && !std::isnan(m.deliveries_per_s))
     m.raw_ratio = m.deliveries_per_s / raw_rows_per_s;

@@ -59,6 +59,7 @@ struct ModeRun {
   int64_t setup_ops = 0;
   double setup_seconds = 0;
   std::map<std::string, OpStats> ops;  // by op name; a drain's rows and bytes count to its op
+  double settle_seconds = 0;           // the final group commit after the last op (Executor::Idle)
   struct Snapshot {
     int64_t inbox_rows = 0;                // msg_index rows
     int64_t db_bytes = 0;                  // bytes stored in the shard databases' pages

@@ -27,6 +27,7 @@ Json ClusterJson(const RunInfo& info) {
       {"celebrity_threshold", info.cluster.celebrity_threshold},
       {"celebrity_threshold_auto", info.threshold_auto},
       {"active_list", info.cluster.active_list},
+      {"group_commit", info.cluster.group_commit},
       {"active_list_auto", info.active_list_auto},
       {"inbox_cap", info.cluster.inbox_cap != 0 ? Json(info.cluster.inbox_cap) : Json(nullptr)}};
 }
@@ -106,7 +107,10 @@ void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
         << info.cluster.active_list << (info.active_list_auto ? " (auto: threshold / 10)" : "")
         << ", inbox cap "
         << (info.cluster.inbox_cap != 0 ? std::to_string(info.cluster.inbox_cap)
-                                        : std::string("default"));
+                                        : std::string("default"))
+        << ", group commit "
+        << (info.cluster.group_commit != 0 ? std::to_string(info.cluster.group_commit) + " jobs"
+                                           : std::string("off"));
   }
   out << (info.async ? ", async writes + drain" : "") << "\n\n";
   BenchTable(modes, info.async).Print(out);

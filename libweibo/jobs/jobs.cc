@@ -1,6 +1,8 @@
 #include "jobs/jobs.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -73,65 +75,71 @@ bool ApplyJobInTxn(Context& ctx, Shard& target, const JobRow& job) {
 namespace {
 
 // The done marks need no fsync of their own. A mark lost in a power cut leaves pending a
-// job its target has already applied (committed with synchronous=FULL before the mark was
-// written, with its job_applied mark or self-idempotent), and applying it again changes
-// nothing; a process crash loses
-// nothing at all (the commit is in the OS's hands). So the marks commit with
-// synchronous=NORMAL, and the shard's next FULL commit syncs them with it, as the WAL is
-// synced as a whole. This saves one fsync per drain and source shard.
-class MarksWithoutFsync {
- public:
-  explicit MarksWithoutFsync(Shard& shard) : shard_(shard) {
-    Stmt& s = shard.Query("PRAGMA synchronous");
-    level_ = s.Step() ? s.Int(0) : 0;
-    s.Reset();
-    if (level_ > 1) shard.Query("PRAGMA synchronous=NORMAL").Run();
+// job its target has already applied (durably: committed with synchronous=FULL, or synced
+// by SyncAppliedJobs, before the mark was written; with its job_applied mark or
+// self-idempotent), and applying it again changes nothing; a process crash loses nothing
+// at all (the commit is in the OS's hands). So the marks commit with synchronous=NORMAL
+// (RelaxedSync), and the shard's next FULL commit syncs them with it, as the WAL is synced
+// as a whole. This saves one fsync per drain and source shard.
+void MarkDone(Context& ctx, const std::map<int, std::vector<int64_t>>& done) {
+  for (auto& [s, ids] : done) {
+    Shard& source = ctx.shards().At(s);
+    RelaxedSync relaxed(source);
+    WriteTxn txn(source);
+    for (int64_t id : ids) MarkJobDone(source, id);
+    txn.Commit();
   }
-  ~MarksWithoutFsync() {
-    try {
-      if (level_ == 2) shard_.Query("PRAGMA synchronous=FULL").Run();
-      if (level_ == 3) shard_.Query("PRAGMA synchronous=EXTRA").Run();
-    } catch (...) {  // the connection is unusable anyway; its next statement reports it
-    }
-  }
-  MarksWithoutFsync(const MarksWithoutFsync&) = delete;
-  MarksWithoutFsync& operator=(const MarksWithoutFsync&) = delete;
+}
 
- private:
-  Shard& shard_;
-  int64_t level_ = 0;
-};
+// Group commit. A delivery transaction (plain deliver jobs from other shards only: the
+// commonest transaction there is, one per follower shard and post) commits without an
+// fsync, and its jobs stay pending in their source outboxes, remembered in
+// ShardSet::unsynced(). SyncAppliedJobs later syncs each target's WAL once, for every
+// delivery made to it since, and only then marks those jobs done. A power cut before
+// that sync may lose deliveries, but never their jobs: they are still pending, and
+// applying a plain deliver again is harmless (SelfIdempotent). Readers see a delivery at
+// once; only the done mark waits. A process crash loses nothing either (the commits are
+// in the OS's hands; the pending jobs are applied again by whoever drains next).
+bool Deferrable(const std::vector<const JobRow*>& group, int target) {
+  for (const JobRow* job : group)
+    if (job->source_shard == target || !SelfIdempotentJob(*job)) return false;
+  return true;
+}
 
 // Applies a batch of jobs with one transaction per target shard (each job with its
 // job_applied mark, so the batch is idempotent job by job), then marks them done with one
-// transaction per source shard. Jobs of one target keep their order; jobs of different
+// transaction per source shard — or, with group commit, leaves the deliveries pending until
+// their targets are synced (above). Jobs of one target keep their order; jobs of different
 // targets touch different files and commute. A crash between the two phases leaves jobs
 // pending that are already applied: applying them again changes nothing. Returns how many
 // were applied now.
-int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs) {
+int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs, bool group_commit) {
   std::map<int, std::vector<const JobRow*>> by_target;
   for (const JobRow& job : jobs) by_target[job.target_shard].push_back(&job);
   int64_t n = 0;
   std::map<int, std::vector<int64_t>> done;  // source shard -> local ids still to mark
+  UnsyncedJobs& unsynced = ctx.shards().unsynced();
   for (auto& [t, group] : by_target) {
     Shard& target = ctx.shards().At(t);
+    bool defer = group_commit && Deferrable(group, t);
+    std::optional<RelaxedSync> relaxed;
+    if (defer) relaxed.emplace(target);
     WriteTxn txn(target);
     for (const JobRow* job : group) {
       if (ApplyJobInTxn(ctx, target, *job)) ++n;
       if (job->source_shard == t)
         MarkJobDone(target, job->local_id);
-      else
+      else if (!defer)
         done[job->source_shard].push_back(job->local_id);
     }
     txn.Commit();
+    if (!defer) continue;
+    for (const JobRow* job : group) {
+      unsynced.by_target[t].emplace_back(job->source_shard, job->local_id);
+      unsynced.jobs.emplace(job->source_shard, job->local_id);
+    }
   }
-  for (auto& [s, ids] : done) {
-    Shard& source = ctx.shards().At(s);
-    MarksWithoutFsync relaxed(source);
-    WriteTxn txn(source);
-    for (int64_t id : ids) MarkJobDone(source, id);
-    txn.Commit();
-  }
+  MarkDone(ctx, done);
   return n;
 }
 
@@ -216,25 +224,46 @@ constexpr int64_t kCatchUp = 256;
 // through each outbox in order: the request's jobs of that pair then stay pending too.
 std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
   std::map<std::pair<int, int>, int64_t> first;  // (source, target) -> oldest own job id
+  std::map<int, int64_t> newest_first;           // source -> the largest of those
+  std::set<std::pair<int, int64_t>> mine;        // (source, id) of the own jobs
   for (const JobRow& job : own) {
     auto key = std::make_pair(job.source_shard, job.target_shard);
     auto it = first.find(key);
     if (it == first.end() || job.local_id < it->second) first[key] = job.local_id;
+    mine.emplace(job.source_shard, job.local_id);
+  }
+  for (const auto& [key, id] : first)
+    newest_first[key.first] = std::max(newest_first[key.first], id);
+  // Jobs this process applied and awaits the sync of (group commit) are pending too, but
+  // were applied in order already: they are passed over, not applied again.
+  const auto& unsynced = ctx.shards().unsynced().jobs;
+  auto ours = [&](int source, int64_t id) {
+    return mine.count({source, id}) > 0 || unsynced.count({source, id}) > 0;
+  };
+  // One query per source shard: is any pending job below ours someone else's? Usually not.
+  std::set<int> behind;  // sources holding older pending jobs that are not ours
+  for (const auto& [source, below] : newest_first) {
+    int64_t known = static_cast<int64_t>(mine.size() + unsynced.size());
+    for (int64_t id : PendingJobIds(ctx.shards().At(source), below, known + 1))
+      if (!ours(source, id)) {
+        behind.insert(source);
+        break;
+      }
   }
   std::vector<JobRow> out;
   std::set<std::pair<int, int>> held;
-  std::map<int, int64_t> oldest;  // source shard -> its oldest pending job (one query each)
   for (const auto& [key, below] : first) {
-    auto known = oldest.find(key.first);
-    if (known == oldest.end())
-      known = oldest.emplace(key.first, OldestPendingJob(ctx.shards().At(key.first))).first;
-    if (known->second == 0 || known->second >= below) continue;  // nothing older: the usual case
-    auto older = PendingJobsBefore(ctx.shards().At(key.first), key.second, below, kCatchUp + 1);
-    if (static_cast<int64_t>(older.size()) > kCatchUp) {
+    if (!behind.count(key.first)) continue;
+    auto older = PendingJobsBefore(ctx.shards().At(key.first), key.second, below,
+                                   kCatchUp + 1 + static_cast<int64_t>(unsynced.size()));
+    std::vector<JobRow> todo;
+    for (JobRow& job : older)
+      if (!ours(job.source_shard, job.local_id)) todo.push_back(std::move(job));
+    if (static_cast<int64_t>(todo.size()) > kCatchUp) {
       held.insert(key);
       continue;
     }
-    for (JobRow& job : older) out.push_back(std::move(job));
+    for (JobRow& job : todo) out.push_back(std::move(job));
   }
   for (JobRow& job : own)
     if (!held.count({job.source_shard, job.target_shard})) out.push_back(std::move(job));
@@ -262,14 +291,33 @@ int64_t DrainCreated(Context& ctx) {
     }
     for (JobRow& row : InOrder(ctx, std::move(own)))
       (IsRemote(ctx, row) ? remote : wave).push_back(std::move(row));
-    n += ApplyBatch(ctx, wave);
+    n += ApplyBatch(ctx, wave, true);
     n += DeliverCollected(ctx, &remote);
   }
   created.clear();
+  const UnsyncedJobs& unsynced = ctx.shards().unsynced();
+  if (!unsynced.empty() && unsynced.jobs.size() >= ctx.shards().group_commit())
+    SyncAppliedJobs(ctx.shards());
   return n;
 }
 
+void SyncAppliedJobs(ShardSet& shards) {
+  UnsyncedJobs& unsynced = shards.unsynced();
+  if (unsynced.empty()) return;
+  std::map<int, std::vector<int64_t>> done;  // source shard -> local ids now durable
+  for (auto& [t, jobs] : unsynced.by_target) {
+    shards.At(t).SyncWal();
+    for (auto& [source, id] : jobs) done[source].push_back(id);
+  }
+  unsynced = UnsyncedJobs();
+  Context ctx(shards, Clock(0));
+  MarkDone(ctx, done);
+}
+
 int64_t DrainAllPending(Context& ctx) {
+  // This process's applied, unsynced jobs first: synced and marked done, they are not
+  // read back below as pending and applied again.
+  SyncAppliedJobs(ctx.shards());
   int64_t n = 0;
   // Targets whose owner did not acknowledge a delivery: skipped until the next drain.
   std::vector<bool> stuck(ctx.shards().count(), false);
@@ -284,7 +332,7 @@ int64_t DrainAllPending(Context& ctx) {
       }
       if (!local.empty()) {
         more = true;
-        n += ApplyBatch(ctx, local);
+        n += ApplyBatch(ctx, local, false);
       }
       if (!remote.empty()) {
         int64_t acked = DeliverCollected(ctx, &remote, &stuck);
@@ -293,6 +341,7 @@ int64_t DrainAllPending(Context& ctx) {
       }
     }
     n += DrainCreated(ctx);
+    SyncAppliedJobs(ctx.shards());
   }
   return n;
 }

@@ -24,6 +24,12 @@ bool SelfIdempotentJob(const JobRow& job);
 int64_t DrainCreated(Context& ctx);
 // Applies every pending job of every shard (worker, fsck --repair); returns how many.
 int64_t DrainAllPending(Context& ctx);
+// Group commit (jobs.cc): syncs the WAL of every shard this process delivered to without
+// an fsync, then marks those jobs done. DrainCreated calls it once ShardSet::group_commit()
+// such jobs have gathered (at once when that is 0); a server calls it through
+// Executor::Idle() when idle and at least every few tens of milliseconds, and a closing
+// executor calls it too.
+void SyncAppliedJobs(ShardSet& shards);
 
 // Handler of one job kind: runs inside the target shard's write transaction.
 using JobHandler = void (*)(Context& ctx, Shard& target, const Json& payload);

@@ -24,8 +24,10 @@
 namespace weibo {
 namespace {
 
-constexpr int kPollMs = 100;     // how soon a signal is noticed
-constexpr int kLingerMs = 1000;  // to flush the last replies on close
+constexpr int kPollMs = 100;      // how soon a signal is noticed
+constexpr int kQuietMs = 2;       // no request for this long, with work deferred: Idle()
+constexpr int kIdleEveryMs = 50;  // under steady load, Idle() at least this often
+constexpr int kLingerMs = 1000;   // to flush the last replies on close
 
 // Opens every shard once, so a daemon on a bad directory fails at start, not at its
 // first request.
@@ -94,11 +96,28 @@ bool Readable(zmq::socket_t& socket, int timeout_ms) {
 }
 
 // Serves until SIGTERM or SIGINT (net/signals.h). A signal interrupting a call is not an error.
+// Deferred work (the group commit of deliveries) is finished when no request has come for
+// kQuietMs, and at least every kIdleEveryMs under steady load.
 void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, long* served) {
+  using Clock = std::chrono::steady_clock;
+  bool owed = false;  // requests served since the last Idle()
+  auto last_idle = Clock::now();
+  auto idle = [&] {
+    service.Idle();
+    owed = false;
+    last_idle = Clock::now();
+  };
   while (!net::StopSignals::Stopped()) {
     try {
-      if (Readable(socket, kPollMs))
-        while (!net::StopSignals::Stopped() && ServeOne(socket, service)) ++*served;
+      if (Readable(socket, owed ? kQuietMs : kPollMs)) {
+        while (!net::StopSignals::Stopped() && ServeOne(socket, service)) {
+          ++*served;
+          owed = true;
+        }
+        if (owed && Clock::now() - last_idle >= std::chrono::milliseconds(kIdleEveryMs)) idle();
+      } else if (owed) {
+        idle();
+      }
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;
     }

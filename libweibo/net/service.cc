@@ -27,6 +27,7 @@ std::unique_ptr<Executor> Service::Open(bool explain) const {
   eo.data_dir = options_.data_dir;
   eo.explain = explain;
   eo.transport = transport_;
+  eo.group_commit = explain ? 0 : static_cast<int>(options_.group_commit);
   return OpenEmbedded(eo);
 }
 

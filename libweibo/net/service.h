@@ -26,6 +26,8 @@ class Service {
   std::string Handle(const std::string& peer, const std::string& body);
   // The reply to a message whose frames do not hold exactly one body.
   static std::string MalformedMessage();
+  // No request waiting: finishes the deferred work (Executor::Idle, the group commit).
+  void Idle() { executor_->Idle(); }
 
  private:
   std::unique_ptr<Executor> Open(bool explain) const;

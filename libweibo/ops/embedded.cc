@@ -1,9 +1,11 @@
 // The embedded executor: runs a Request against the shard files of one data directory.
 // Every failure becomes a Status here, at the library's edge: Failure from the flows,
 // exceptions from nlohmann/json, anything else as storage_error.
+#include <algorithm>
 #include <memory>
 
 #include "flows/flows.h"
+#include "jobs/jobs.h"
 #include "ops/args.h"
 #include "storage/failure.h"
 #include "weibo/ops.h"
@@ -54,6 +56,15 @@ Json Init(const EmbeddedOptions& options, const Json& args) {
 class Embedded : public Executor {
  public:
   explicit Embedded(EmbeddedOptions options) : options_(std::move(options)) {}
+  ~Embedded() override { Idle(); }
+
+  void Idle() override {
+    if (!shards_) return;
+    try {
+      SyncAppliedJobs(*shards_);
+    } catch (const std::exception&) {  // the jobs stay pending; the next drain applies them
+    }
+  }
 
   Result<Json> Execute(const Request& request) override {
     log_.clear();
@@ -62,11 +73,15 @@ class Embedded : public Executor {
       if (op == nullptr) Fail(Code::kInvalidRequest, "unknown op '" + request.op + "'");
       Json args = ValidateArgs(*op, request.args);
       if (request.op == "init") {
+        Idle();
         shards_.reset();
         return Init(options_, args);
       }
       Handler handler = FindHandler(request.op);
-      if (!shards_) shards_ = std::make_unique<ShardSet>(options_.data_dir, Log());
+      if (!shards_) {
+        shards_ = std::make_unique<ShardSet>(options_.data_dir, Log());
+        shards_->set_group_commit(static_cast<size_t>(std::max(0, options_.group_commit)));
+      }
       Context ctx(*shards_, Clock(request.now_ms != 0 ? request.now_ms : options_.now_ms));
       ctx.set_drain(options_.drain && !request.async);
       ctx.set_transport(options_.transport);

@@ -95,7 +95,7 @@ Shard::Shard(int index, std::string path, bool create, std::vector<std::string>*
 }
 
 Shard::~Shard() {
-  for (auto& entry : cache_) sqlite3_finalize(entry.second.raw());
+  for (auto& entry : cache_) sqlite3_finalize(entry.second->stmt.raw());
   cache_.clear();
   sqlite3_close_v2(db_);
 }
@@ -107,15 +107,17 @@ std::string Shard::name() const {
 }
 
 Stmt& Shard::Query(const char* sql) {
-  auto it = cache_.find(sql);
+  auto it = cache_.find(std::string_view(sql));
   if (it == cache_.end()) {
     sqlite3_stmt* stmt = nullptr;
     int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
     if (rc != SQLITE_OK) Raise(rc, sql);
-    it = cache_.emplace(sql, Stmt(this, stmt)).first;
+    auto entry = std::make_unique<Cached>(Cached{sql, Stmt(this, stmt)});
+    std::string_view key = entry->sql;
+    it = cache_.emplace(key, std::move(entry)).first;
   }
-  it->second.Reset();
-  return it->second;
+  it->second->stmt.Reset();
+  return it->second->stmt;
 }
 
 void Shard::Exec(const char* sql) {
@@ -148,6 +150,16 @@ void Shard::Checkpoint(int64_t min_wal_bytes) {
   close(fd);
 }
 
+void Shard::SyncWal() {
+  sqlite3_file* wal = nullptr;
+  int rc = sqlite3_file_control(db_, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal);
+  if (rc != SQLITE_OK) Raise(rc, "SQLITE_FCNTL_JOURNAL_POINTER");
+  // No WAL opened by this connection: it has committed nothing that is not synced.
+  if (wal == nullptr || wal->pMethods == nullptr) return;
+  rc = wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
+  if (rc != SQLITE_OK) Raise(rc, "sync of the WAL");
+}
+
 void Shard::Raise(int rc, const char* what) {
   int primary = rc & 0xff;
   std::string detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
@@ -172,6 +184,21 @@ WriteTxn::~WriteTxn() {
 void WriteTxn::Commit() {
   shard_.Query("COMMIT").Run();
   open_ = false;
+}
+
+RelaxedSync::RelaxedSync(Shard& shard) : shard_(shard) {
+  Stmt& s = shard.Query("PRAGMA synchronous");
+  level_ = s.Step() ? s.Int(0) : 0;
+  s.Reset();
+  if (level_ > 1) shard.Query("PRAGMA synchronous=NORMAL").Run();
+}
+
+RelaxedSync::~RelaxedSync() {
+  try {
+    if (level_ == 2) shard_.Query("PRAGMA synchronous=FULL").Run();
+    if (level_ == 3) shard_.Query("PRAGMA synchronous=EXTRA").Run();
+  } catch (...) {  // the connection is unusable anyway; its next statement reports it
+  }
 }
 
 ReadTxn::ReadTxn(Shard& shard) : shard_(shard) { shard_.Query("BEGIN").Run(); }

@@ -14,7 +14,9 @@
 #define WEIBO_STORAGE_SHARD_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -69,6 +71,10 @@ class Shard {
 
   // Explicit TRUNCATE checkpoint, only when the WAL is larger than min_wal_bytes.
   void Checkpoint(int64_t min_wal_bytes);
+  // Syncs this shard's WAL file (fdatasync through SQLite's own file handle): every commit
+  // made before, by any connection and at any synchronous level, is durable afterwards. A
+  // commit made with synchronous=NORMAL is not until this, a FULL commit or a checkpoint.
+  void SyncWal();
 
   // Turns an SQLite error into a Failure(storage_error) naming this shard.
   [[noreturn]] void Raise(int rc, const char* what);
@@ -79,7 +85,13 @@ class Shard {
   int index_;
   std::string path_;
   sqlite3* db_ = nullptr;
-  std::unordered_map<std::string, Stmt> cache_;
+  // Keyed by a view of the entry's own copy of the text: a lookup hashes the caller's text
+  // without allocating a string for it.
+  struct Cached {
+    std::string sql;
+    Stmt stmt;
+  };
+  std::unordered_map<std::string_view, std::unique_ptr<Cached>> cache_;
   std::vector<std::string>* explain_log_;
 };
 
@@ -94,6 +106,21 @@ class WriteTxn {
  private:
   Shard& shard_;
   bool open_ = true;
+};
+
+// While it lives, the shard's commits skip their fsync (synchronous=NORMAL): for writes whose
+// durability is settled otherwise — a later SyncWal() or FULL commit, or a write that may
+// be lost and redone. The previous level comes back when it goes.
+class RelaxedSync {
+ public:
+  explicit RelaxedSync(Shard& shard);
+  ~RelaxedSync();
+  RelaxedSync(const RelaxedSync&) = delete;
+  RelaxedSync& operator=(const RelaxedSync&) = delete;
+
+ private:
+  Shard& shard_;
+  int64_t level_ = 0;
 };
 
 // BEGIN (deferred): a consistent snapshot for several reads of one shard.

@@ -7,7 +7,9 @@
 #define WEIBO_STORAGE_SHARD_SET_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,14 @@ struct ClusterConfig {
   static ClusterConfig FromJson(const Json& j);  // throws Failure(storage_error)
 };
 
+// Jobs this process applied in transactions committed without an fsync (jobs.cc, "group
+// commit"): still pending in their source outboxes until their targets' WALs are synced.
+struct UnsyncedJobs {
+  std::map<int, std::vector<std::pair<int, int64_t>>> by_target;  // target -> (source, id)
+  std::set<std::pair<int, int64_t>> jobs;                         // (source shard, local id)
+  bool empty() const { return jobs.empty(); }
+};
+
 class ShardSet {
  public:
   // Opens an initialised data directory; Failure(storage_error) when it is missing, not
@@ -48,12 +58,20 @@ class ShardSet {
   // Checkpoints every opened shard whose WAL has grown past a few megabytes.
   void CheckpointOpened();
 
+  // Group commit of deliveries (jobs.cc): the applied, not yet synced jobs, and how many
+  // may gather before a drain syncs them (0: each drain syncs its own before it returns).
+  UnsyncedJobs& unsynced() { return unsynced_; }
+  size_t group_commit() const { return group_commit_; }
+  void set_group_commit(size_t jobs) { group_commit_ = jobs; }
+
  private:
   std::string ShardPath(int index) const;
   std::string dir_;
   ClusterConfig config_;
   std::vector<std::unique_ptr<Shard>> shards_;
   std::vector<std::string>* explain_log_;
+  UnsyncedJobs unsynced_;
+  size_t group_commit_ = 0;
 };
 
 std::string ShardFileName(int index, int count);

@@ -34,8 +34,8 @@ class TempDir {
  public:
   // In base when given (e.g. /dev/shm), else in the system's temporary directory.
   explicit TempDir(const std::string& base = "") {
-    std::filesystem::path parent = base.empty() ? std::filesystem::temp_directory_path()
-                                                : std::filesystem::path(base);
+    std::filesystem::path parent =
+        base.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(base);
     std::string tmpl = (parent / "weibo-test-XXXXXX").string();
     REQUIRE(mkdtemp(tmpl.data()) != nullptr);
     path_ = tmpl;
@@ -76,6 +76,7 @@ struct ClusterOptions {
   int page_size = 2;
   long long now_ms = kNow;
   bool drain = true;
+  int group_commit = 0;  // EmbeddedOptions::group_commit
 };
 
 // /dev/shm when it is a writable directory (tmpfs: fsync costs nothing), else "". For tests
@@ -112,6 +113,7 @@ class Cluster {
     eo.data_dir = dir_.path();
     eo.now_ms = options_.now_ms;
     eo.drain = options_.drain;
+    eo.group_commit = options_.group_commit;
     executor_ = OpenEmbedded(eo);
   }
   void SetNow(long long now_ms) {
@@ -173,9 +175,7 @@ class Cluster {
     if (!text.empty()) args["content"] = text;
     return IdOf(Run("repost", args));
   }
-  void Follow(int64_t user, int64_t target) {
-    Run("follow", {{"user", user}, {"target", target}});
-  }
+  void Follow(int64_t user, int64_t target) { Run("follow", {{"user", user}, {"target", target}}); }
   void Unfollow(int64_t user, int64_t target) {
     Run("unfollow", {{"user", user}, {"target", target}});
   }

@@ -22,6 +22,10 @@ struct DaemonOptions {
   size_t dedup = 10000;           // replies to write requests kept by id; 0: none
   size_t dedup_bytes = 64 << 20;  // ... and at most this many bytes of them (64 MiB)
   int drain_ms = 60000;           // after a signal, time left to answer received requests
+  // Group commit (EmbeddedOptions::group_commit): deliveries to other shards whose done
+  // marks wait for one shared sync of each shard; synced when this many have gathered,
+  // when no request has come for a few milliseconds, and at least every 50 ms. 0: none.
+  size_t group_commit = 256;
   // Called once the socket is bound, with the endpoint it is bound to (the port chosen
   // for a wildcard one). weibod prints it: the "ready" line.
   std::function<void(const std::string& endpoint)> on_ready;

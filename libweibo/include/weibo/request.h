@@ -53,6 +53,13 @@ struct EmbeddedOptions {
   // Set by a cluster node (weibod --shards) only: jobs for shards it does not own go
   // through it. nullptr: every job is applied here.
   JobTransport* transport = nullptr;
+  // Group commit of deliveries (SPEC §5, jobs.cc): a delivery to another shard commits
+  // without an fsync, and its outbox job stays pending until one sync of that shard's WAL,
+  // shared by every delivery since: once this many such jobs have gathered, at Idle(), and
+  // when the executor closes. 0: every request syncs its own deliveries before it returns.
+  // Long-running servers (weibod, the bench) set it; a power cut loses no job either way,
+  // since a job is marked done only once its delivery is synced.
+  int group_commit = 0;
 };
 
 class Executor {
@@ -63,6 +70,8 @@ class Executor {
   // The statements run by the last Execute, one line each ("shard-03: SELECT ..."),
   // when explain was asked for; empty otherwise.
   virtual std::vector<std::string> Explain() const { return {}; }
+  // Called by a server with nothing to do: finishes deferred work (the group commit).
+  virtual void Idle() {}
 };
 
 // An executor over the shard files in options.data_dir. Opening is lazy: a missing or

@@ -5,6 +5,9 @@
 // driven by jobs applied this way ends exactly where a cluster that drained each write ends.
 #include "jobs/jobs.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "flows/context.h"
 #include "storage/shard_set.h"
 #include "tables/outbox.h"
@@ -387,6 +390,98 @@ TEST_CASE("jobs: a request's drain applies the older pending jobs of its pairs f
   CHECK(db.Int("SELECT count(*) FROM user_relation WHERE user_id = " + std::to_string(alice) +
                " AND type = 0") == 0);
   CHECK(db.Int("SELECT fans_count FROM user_info WHERE user_id = " + std::to_string(alice)) == 0);
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+}
+
+// Group commit (jobs.cc): a delivery to another shard commits without an fsync; its job
+// stays pending until one sync of the target's WAL, then is marked done.
+int64_t PendingOnAll(Cluster& c) {
+  ShardSet set(c.dir(), nullptr);
+  int64_t n = 0;
+  for (int s = 0; s < c.shards(); ++s) n += CountJobs(set.At(s), 0);
+  return n;
+}
+
+// alice on shard 1, and a fan on each of the other shards (and one on hers).
+std::vector<int64_t> FansOnEveryShard(Cluster& c, int64_t* alice) {
+  *alice = c.AddUser("alice");
+  std::vector<int64_t> fans;
+  for (int i = 0; i < 4; ++i) {
+    fans.push_back(c.AddUser("fan" + std::to_string(i)));
+    c.Follow(fans.back(), *alice);
+  }
+  return fans;
+}
+
+TEST_CASE("jobs: group commit shows deliveries at once and marks their jobs done after the sync") {
+  ClusterOptions options{4, "push"};
+  options.group_commit = 1000;
+  Cluster c(options);
+  int64_t alice = 0;
+  std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
+  REQUIRE(PendingOnAll(c) == 0);  // follows are not deferred: their jobs are not deliveries
+  int64_t first = c.Post(alice, "one"), second = c.Post(alice, "two");
+  for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{second, first});
+  // The deliveries to the three other shards wait for their sync: two posts, three jobs each.
+  CHECK(PendingOnAll(c) == 6);
+  c.executor().Idle();
+  CHECK(PendingOnAll(c) == 0);
+  for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{second, first});
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+}
+
+TEST_CASE("jobs: group commit syncs once enough deliveries have gathered, and at drain") {
+  ClusterOptions options{4, "push"};
+  options.group_commit = 5;
+  Cluster c(options);
+  int64_t alice = 0;
+  FansOnEveryShard(c, &alice);
+  c.Post(alice, "one");
+  CHECK(PendingOnAll(c) == 3);
+  c.Post(alice, "two");  // 6 >= 5: this drain syncs all of them
+  CHECK(PendingOnAll(c) == 0);
+  c.Post(alice, "three");
+  CHECK(PendingOnAll(c) == 3);
+  Json drained = c.Run("drain");
+  CHECK(drained.at("pending") == 0);
+  CHECK(PendingOnAll(c) == 0);
+}
+
+TEST_CASE(
+    "jobs: a process that dies before its group commit loses nothing and duplicates nothing") {
+  ClusterOptions options{4, "push"};
+  Cluster c(options);
+  int64_t alice = 0;
+  std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
+  std::string dir = c.dir();
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // The child posts through a group-committing executor and dies without its sync.
+    EmbeddedOptions eo;
+    eo.data_dir = dir;
+    eo.now_ms = test::kNow;
+    eo.group_commit = 1000;
+    auto executor = OpenEmbedded(eo);
+    bool ok = true;
+    for (int i = 0; i < 3; ++i)
+      ok = ok && executor->Execute(Request{"post", Json{{"user", alice}, {"content", "x"}}}).ok();
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(PendingOnAll(c) == 9);  // applied, never marked done
+  for (int64_t fan : fans) CHECK(c.TimelineIds(fan).size() == 3);
+  Json drained = c.Run("drain");
+  CHECK(drained.at("applied") == 9);  // applied again: the inbox key keeps one row each
+  CHECK(drained.at("pending") == 0);
+  for (int64_t fan : fans) CHECK(c.TimelineIds(fan).size() == 3);
   Json report = c.Fsck();
   INFO(report.dump());
   CHECK(report.at("ok") == true);
