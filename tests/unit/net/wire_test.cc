@@ -42,14 +42,35 @@ TEST_CASE("wire: a repeated key keeps its first place and its last value, as Jso
   CHECK(reply.result.dump() == R"({"a":3,"b":2})");
 }
 
+TEST_CASE("wire: a result reads as Json::parse reads it, at the edges of numbers and nesting") {
+  std::string deep(2000, '[');  // past simdjson's depth limit: nlohmann reads it
+  deep += std::string(2000, ']');
+  for (std::string result :
+       {std::string("[-9223372036854775808,9223372036854775807,18446744073709551615]"),
+        std::string("[18446744073709551616,-9223372036854775809,1e300,-0,0.1,1E-7,2.5e+3]"),
+        std::string(R"(["\u00e9\ud83d\ude00","\u0000","tab\tend",true,false,null,{}])"), deep}) {
+    INFO(result.substr(0, 80));
+    Json want = Json::parse(result);
+    WireReply reply;
+    REQUIRE(ParseReply(R"({"id":"n","ok":true,"result":)" + result + "}", &reply));
+    CHECK(reply.result == want);
+    CHECK(reply.result.dump() == want.dump());
+  }
+}
+
 TEST_CASE("wire: what is not a reply of the protocol is refused") {
   WireReply reply;
   for (const char* body :
        {"", "{", "[]", "{\"id\":\"x\"}", "{\"id\":\"x\",\"ok\":true}",
-        "{\"id\":\"x\",\"ok\":true,\"result\":[1,}", "\xff\xfe", "{\"id\":\"x\",\"ok\":false}"}) {
+        "{\"id\":\"x\",\"ok\":true,\"result\":[1,}", "\xff\xfe", "{\"id\":\"x\",\"ok\":false}",
+        "{\"id\":\"x\",\"ok\":true,\"result\":\"\xc3\"}",
+        "{\"id\":\"x\",\"ok\":true,\"result\":1} 2"}) {
     INFO(body);
     CHECK_FALSE(ParseReply(body, &reply));
   }
+  // A string that is not UTF-8, and content after the document.
+  CHECK_FALSE(ParseReply("{\"id\":\"x\",\"ok\":true,\"result\":\"\xc3\"}", &reply));
+  CHECK_FALSE(ParseReply("{\"id\":\"x\",\"ok\":true,\"result\":1} 2", &reply));
   REQUIRE(ParseReply(EncodeReply(Json("e"), Result<Json>(Status(Code::kNotFound, "gone")), nullptr),
                      &reply));
   CHECK(reply.status.code() == Code::kNotFound);
