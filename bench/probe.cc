@@ -13,11 +13,10 @@ namespace {
 struct Connection {
   sqlite3* db;
   int shard;
-  bool sync_off = false;  // what this connection was last set to
 };
 
 struct State {
-  bool installed = false, watching = false, count_reads = false, want_sync_off = false;
+  bool installed = false, watching = false, count_reads = false;
   std::list<Connection> connections;  // stable addresses: the trace callback's context
   int64_t rows_read = 0, statements = 0;
   std::bitset<256> shards;
@@ -89,21 +88,6 @@ ProbeCounters Probe::Read() {
 }
 
 void Probe::ClearShards() { S().shards.reset(); }
-
-void Probe::SetSynchronous(bool off) {
-  S().want_sync_off = off;
-  ApplySynchronous();
-}
-
-void Probe::ApplySynchronous() {
-  State& s = S();
-  for (auto& conn : s.connections) {
-    if (conn.sync_off == s.want_sync_off) continue;
-    sqlite3_exec(conn.db, s.want_sync_off ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=FULL",
-                 nullptr, nullptr, nullptr);
-    conn.sync_off = s.want_sync_off;
-  }
-}
 
 ProbePause::ProbePause() : was_watching_(S().watching) { S().watching = false; }
 ProbePause::~ProbePause() { S().watching = was_watching_; }

@@ -9,8 +9,7 @@
 // that ran a statement. A closing connection is forgotten through the same trace callback.
 //
 // This only works while the library itself sets no trace callback, so executors under a
-// probe run with explain off. The probe never runs SQL on the library's connections except
-// PRAGMA synchronous (SetSynchronous, for a fast throwaway setup).
+// probe run with explain off. The probe never runs SQL on the library's connections.
 #ifndef WEIBO_BENCH_PROBE_H_
 #define WEIBO_BENCH_PROBE_H_
 
@@ -35,10 +34,6 @@ class Probe {
   static ProbeCounters Read();
   // Forgets which shards were touched, so that Read() shows those of the next op only.
   static void ClearShards();
-  // PRAGMA synchronous=OFF (off) or FULL on every watched connection, and on those opened
-  // later until the next call: apply before each op, as connections open lazily.
-  static void SetSynchronous(bool off);
-  static void ApplySynchronous();
 };
 
 // Ignores connections opened in its scope (the bench's own read-only ones).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 
@@ -79,13 +78,12 @@ namespace {
 // by SyncAppliedJobs, before the mark was written; with its job_applied mark or
 // self-idempotent), and applying it again changes nothing; a process crash loses nothing
 // at all (the commit is in the OS's hands). So the marks commit with synchronous=NORMAL
-// (RelaxedSync), and the shard's next FULL commit syncs them with it, as the WAL is synced
+// (Sync::kNormal), and the shard's next FULL commit syncs them with it, as the WAL is synced
 // as a whole. This saves one fsync per drain and source shard.
 void MarkDone(Context& ctx, const std::map<int, std::vector<int64_t>>& done) {
   for (auto& [s, ids] : done) {
     Shard& source = ctx.shards().At(s);
-    RelaxedSync relaxed(source);
-    WriteTxn txn(source);
+    WriteTxn txn(source, Sync::kNormal);
     for (int64_t id : ids) MarkJobDone(source, id);
     txn.Commit();
   }
@@ -122,9 +120,7 @@ int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs, bool group_com
   for (auto& [t, group] : by_target) {
     Shard& target = ctx.shards().At(t);
     bool defer = group_commit && Deferrable(group, t);
-    std::optional<RelaxedSync> relaxed;
-    if (defer) relaxed.emplace(target);
-    WriteTxn txn(target);
+    WriteTxn txn(target, defer ? Sync::kNormal : Sync::kFull);
     for (const JobRow* job : group) {
       if (ApplyJobInTxn(ctx, target, *job)) ++n;
       if (job->source_shard == t)

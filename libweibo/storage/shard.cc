@@ -6,9 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 
 #include "storage/failure.h"
+#include "weibo/request.h"
 
 namespace weibo {
 namespace {
@@ -90,6 +92,7 @@ Shard::Shard(int index, std::string path, bool create, std::vector<std::string>*
   sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   Exec("PRAGMA wal_autocheckpoint=0");
   Exec("PRAGMA synchronous=FULL");
+  sync_level_ = 2;
   Exec("PRAGMA foreign_keys=OFF");
   if (explain_log_ != nullptr) sqlite3_trace_v2(db_, SQLITE_TRACE_STMT, TraceStatement, this);
 }
@@ -150,6 +153,22 @@ void Shard::Checkpoint(int64_t min_wal_bytes) {
   close(fd);
 }
 
+namespace {
+std::atomic<bool> durable_commits{true};
+}  // namespace
+
+void SetDurableCommits(bool on) { durable_commits = on; }
+
+void Shard::UseSync(Sync level) {
+  int want = durable_commits ? static_cast<int>(level) : 0;
+  if (want == sync_level_) return;
+  static const char* const kPragma[] = {"PRAGMA synchronous=OFF", "PRAGMA synchronous=NORMAL",
+                                        "PRAGMA synchronous=FULL"};
+  sync_level_ = -1;  // unknown should the pragma fail
+  Query(kPragma[want]).Run();
+  sync_level_ = want;
+}
+
 void Shard::SyncWal() {
   sqlite3_file* wal = nullptr;
   int rc = sqlite3_file_control(db_, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal);
@@ -175,7 +194,10 @@ void Shard::Raise(int rc, const char* what) {
   Fail(Code::kStorageError, message);
 }
 
-WriteTxn::WriteTxn(Shard& shard) : shard_(shard) { shard_.Query("BEGIN IMMEDIATE").Run(); }
+WriteTxn::WriteTxn(Shard& shard, Sync sync) : shard_(shard) {
+  shard_.UseSync(sync);
+  shard_.Query("BEGIN IMMEDIATE").Run();
+}
 
 WriteTxn::~WriteTxn() {
   if (open_) sqlite3_exec(shard_.db(), "ROLLBACK", nullptr, nullptr, nullptr);
@@ -184,21 +206,6 @@ WriteTxn::~WriteTxn() {
 void WriteTxn::Commit() {
   shard_.Query("COMMIT").Run();
   open_ = false;
-}
-
-RelaxedSync::RelaxedSync(Shard& shard) : shard_(shard) {
-  Stmt& s = shard.Query("PRAGMA synchronous");
-  level_ = s.Step() ? s.Int(0) : 0;
-  s.Reset();
-  if (level_ > 1) shard.Query("PRAGMA synchronous=NORMAL").Run();
-}
-
-RelaxedSync::~RelaxedSync() {
-  try {
-    if (level_ == 2) shard_.Query("PRAGMA synchronous=FULL").Run();
-    if (level_ == 3) shard_.Query("PRAGMA synchronous=EXTRA").Run();
-  } catch (...) {  // the connection is unusable anyway; its next statement reports it
-  }
 }
 
 ReadTxn::ReadTxn(Shard& shard) : shard_(shard) { shard_.Query("BEGIN").Run(); }

@@ -27,6 +27,13 @@ namespace weibo {
 
 class Shard;
 
+// How a write transaction's commit reaches the disk (PRAGMA synchronous in WAL mode).
+//   kFull    the WAL is synced before the commit returns, and before anyone can see it: the
+//            default, for every write a reply or another shard relies on;
+//   kNormal  no fsync: the commit is durable once the WAL is synced later (Shard::SyncWal, a
+//            kFull commit or a checkpoint); for writes that are redone if lost (jobs.cc).
+enum class Sync { kNormal = 1, kFull = 2 };
+
 // A cached prepared statement. Query() hands it out reset, with its bindings cleared.
 class Stmt {
  public:
@@ -71,6 +78,10 @@ class Shard {
 
   // Explicit TRUNCATE checkpoint, only when the WAL is larger than min_wal_bytes.
   void Checkpoint(int64_t min_wal_bytes);
+  // Sets PRAGMA synchronous for the next transaction, only when it differs from the level
+  // this connection has (a pragma statement is parsed again each time it runs). Lowered to
+  // OFF while durable commits are off (SetDurableCommits, weibo/request.h).
+  void UseSync(Sync level);
   // Syncs this shard's WAL file (fdatasync through SQLite's own file handle): every commit
   // made before, by any connection and at any synchronous level, is durable afterwards. A
   // commit made with synchronous=NORMAL is not until this, a FULL commit or a checkpoint.
@@ -93,12 +104,13 @@ class Shard {
   };
   std::unordered_map<std::string_view, std::unique_ptr<Cached>> cache_;
   std::vector<std::string>* explain_log_;
+  int sync_level_ = -1;  // the PRAGMA synchronous this connection has; -1: unknown
 };
 
 // BEGIN IMMEDIATE ... COMMIT; rolls back when destroyed uncommitted (an exception).
 class WriteTxn {
  public:
-  explicit WriteTxn(Shard& shard);
+  explicit WriteTxn(Shard& shard, Sync sync = Sync::kFull);
   ~WriteTxn();
   void Commit();
   Shard& shard() { return shard_; }
@@ -106,21 +118,6 @@ class WriteTxn {
  private:
   Shard& shard_;
   bool open_ = true;
-};
-
-// While it lives, the shard's commits skip their fsync (synchronous=NORMAL): for writes whose
-// durability is settled otherwise — a later SyncWal() or FULL commit, or a write that may
-// be lost and redone. The previous level comes back when it goes.
-class RelaxedSync {
- public:
-  explicit RelaxedSync(Shard& shard);
-  ~RelaxedSync();
-  RelaxedSync(const RelaxedSync&) = delete;
-  RelaxedSync& operator=(const RelaxedSync&) = delete;
-
- private:
-  Shard& shard_;
-  int64_t level_ = 0;
 };
 
 // BEGIN (deferred): a consistent snapshot for several reads of one shard.

@@ -78,6 +78,11 @@ class Executor {
 // corrupt cluster is reported by the first Execute as storage_error.
 std::unique_ptr<Executor> OpenEmbedded(const EmbeddedOptions& options);
 
+// Bulk loading: while off, every commit of this process's shard connections skips its
+// fsync (synchronous=OFF), so a power cut may lose or corrupt what was written meanwhile.
+// For loading a benchmark's setup, never for data that matters. On by default.
+void SetDurableCommits(bool on);
+
 // Options of a remote executor.
 struct RemoteOptions {
   std::string endpoint;  // a daemon's ZeroMQ endpoint, e.g. "tcp://127.0.0.1:5550"
