@@ -14,8 +14,7 @@ const char kSchema[] =
     "PRAGMA synchronous=FULL;"
     "CREATE TABLE msg_index(user_id INTEGER NOT NULL, msg_id INTEGER NOT NULL,"
     " author_id INTEGER NOT NULL, time INTEGER NOT NULL, PRIMARY KEY(user_id, msg_id))"
-    " WITHOUT ROWID;"
-    "CREATE INDEX msg_index_by_author ON msg_index(user_id, author_id);";
+    " WITHOUT ROWID;";
 
 class Db {
  public:

@@ -109,6 +109,13 @@ CREATE TABLE request_log(
     R"sql(
 CREATE INDEX author_feed_by_id ON author_feed(msg_id, type);
 )sql",
+    // 8: no msg_index_by_author. Its only reader removed an unfollowed author's rows from
+    //    one inbox, which the primary key's user_id range finds as well: an inbox holds at
+    //    most inbox_cap rows and a few. Every delivery wrote a leaf of it for each reader,
+    //    as many pages again as the inbox rows themselves.
+    R"sql(
+DROP INDEX msg_index_by_author;
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);
