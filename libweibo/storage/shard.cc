@@ -60,6 +60,12 @@ int Stmt::Run() {
   return sqlite3_changes(shard_->db());
 }
 
+std::vector<int64_t> Stmt::Ints() {
+  std::vector<int64_t> out;
+  while (Step()) out.push_back(Int(0));
+  return out;
+}
+
 int64_t Stmt::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
 
 std::string Stmt::Text(int column) const {

@@ -45,6 +45,8 @@ class Stmt {
   bool Step();
   // Runs a statement that returns no rows; returns sqlite3_changes().
   int Run();
+  // Every row's first column, as integers.
+  std::vector<int64_t> Ints();
   int64_t Int(int column) const;
   std::string Text(int column) const;
   bool IsNull(int column) const;

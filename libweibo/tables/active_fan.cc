@@ -40,9 +40,7 @@ void RemoveActiveFan(Shard& shard, int64_t author, int64_t fan) {
 std::vector<int64_t> ActiveFans(Shard& shard, int64_t author) {
   Stmt& s = shard.Query("SELECT fan_id FROM active_fan WHERE author_id = ? ORDER BY fan_id");
   s.Bind(1, author);
-  std::vector<int64_t> ids;
-  while (s.Step()) ids.push_back(s.Int(0));
-  return ids;
+  return s.Ints();
 }
 
 void SetActiveOn(Shard& shard, int64_t user, int64_t author, int64_t since) {

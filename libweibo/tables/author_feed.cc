@@ -31,9 +31,7 @@ std::vector<int64_t> AuthorParts(Shard& shard, int64_t author, int64_t part, int
   Stmt& s = shard.Query(
       "SELECT part FROM author_part WHERE user_id = ? AND part <= ? ORDER BY part DESC LIMIT ?");
   s.Bind(1, author).Bind(2, part).Bind(3, limit);
-  std::vector<int64_t> parts;
-  while (s.Step()) parts.push_back(s.Int(0));
-  return parts;
+  return s.Ints();
 }
 
 std::vector<int64_t> ReadAuthorPart(Shard& shard, int64_t author, int64_t part, bool posts_only,
@@ -48,9 +46,7 @@ std::vector<int64_t> ReadAuthorPart(Shard& shard, int64_t author, int64_t part, 
       .Bind(3, max_id > 0 ? max_id : std::numeric_limits<int64_t>::max())
       .Bind(4, since_id)
       .Bind(5, limit);
-  std::vector<int64_t> ids;
-  while (s.Step()) ids.push_back(s.Int(0));
-  return ids;
+  return s.Ints();
 }
 
 void ScanAuthorPosts(Shard& shard, int64_t max_id, int64_t since_id,

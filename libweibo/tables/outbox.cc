@@ -56,9 +56,7 @@ std::vector<int64_t> PendingJobIds(Shard& shard, int64_t below, int64_t limit) {
   Stmt& s = shard.Query(
       "SELECT job_id FROM outbox WHERE state = 0 AND job_id < ? ORDER BY job_id LIMIT ?");
   s.Bind(1, below).Bind(2, limit);
-  std::vector<int64_t> ids;
-  while (s.Step()) ids.push_back(s.Int(0));
-  return ids;
+  return s.Ints();
 }
 
 std::vector<JobRow> PendingJobsBefore(Shard& shard, int target, int64_t below, int64_t limit) {

@@ -20,9 +20,7 @@ std::vector<int64_t> FansWhileMsg(Shard& shard, int64_t author, int64_t msg_id,
       "WHERE user_id = ?1 AND type = 0 AND follow_id = j.value) "
       "AND EXISTS (SELECT 1 FROM msg_info WHERE msg_id = ?2)");
   s.Bind(1, author).Bind(2, msg_id).Bind(3, users_json);
-  std::vector<int64_t> out;
-  while (s.Step()) out.push_back(s.Int(0));
-  return out;
+  return s.Ints();
 }
 
 bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t time) {
@@ -49,9 +47,7 @@ std::vector<int64_t> Related(Shard& shard, int64_t user, int type) {
   Stmt& s = shard.Query(
       "SELECT follow_id FROM user_relation WHERE user_id = ? AND type = ? ORDER BY follow_id");
   s.Bind(1, user).Bind(2, type);
-  std::vector<int64_t> ids;
-  while (s.Step()) ids.push_back(s.Int(0));
-  return ids;
+  return s.Ints();
 }
 
 std::vector<RelationRow> AllRelations(Shard& shard) {
