@@ -55,9 +55,9 @@ TEST_CASE("Shard: every connection sets WAL, busy_timeout, synchronous=FULL, no 
 TEST_CASE("Shard: the schema has every table of SPEC §3") {
   TempDir dir;
   auto shard = FreshShard(dir);
-  for (const char* table : {"user_info", "user_name", "user_relation", "msg_index", "msg_info",
-                            "msg_counter", "msg_msg_relation", "outbox", "job_applied", "meta",
-                            "msg_seq"}) {
+  for (const char* table :
+       {"user_info", "user_name", "user_relation", "msg_index", "msg_info", "msg_counter",
+        "msg_msg_relation", "outbox", "job_applied", "meta", "msg_seq"}) {
     Stmt& s = shard->Query("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?");
     s.Bind(1, std::string(table));
     REQUIRE(s.Step());
@@ -164,6 +164,30 @@ TEST_CASE("Shard: WriteTxn is BEGIN IMMEDIATE, the write lock is taken up front"
   }
   REQUIRE(sqlite3_exec(other.db(), "BEGIN IMMEDIATE; COMMIT;", nullptr, nullptr, nullptr) ==
           SQLITE_OK);
+}
+
+TEST_CASE("Shard: a write transaction commits at its Sync level; bulk loading turns fsyncs off") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  auto level = [&] { return PragmaText(*shard, "PRAGMA synchronous"); };
+  auto write = [&](Sync sync) {
+    WriteTxn txn(*shard, sync);
+    INFO("inside the transaction");
+    std::string inside = level();
+    shard->Query("INSERT OR REPLACE INTO meta(key, value) VALUES ('k', 'v')").Run();
+    txn.Commit();
+    return inside;
+  };
+  CHECK(write(Sync::kNormal) == "1");
+  CHECK(write(Sync::kNormal) == "1");
+  CHECK(write(Sync::kFull) == "2");  // the default level is back for the next durable write
+  SetDurableCommits(false);
+  CHECK(write(Sync::kFull) == "0");
+  SetDurableCommits(true);
+  CHECK(write(Sync::kFull) == "2");
+  shard->SyncWal();  // a sync of the WAL needs no transaction
+  CHECK(write(Sync::kNormal) == "1");
+  shard->SyncWal();
 }
 
 TEST_CASE("Shard: a ReadTxn is one snapshot across statements") {
