@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "storage/clock.h"
+#include "storage/gene_id.h"
 #include "weibo/cli.h"
 #include "weibo/render.h"
 #include "weibo/version.h"
@@ -76,9 +77,10 @@ int Command::Repeat(Executor& executor, const Request& request) {
     Result<Json> result = executor.Execute(request);
     if (!result.ok()) return Fail(result.status().code(), result.status().message());
     bool worked = result.value().value("applied", int64_t{0}) != 0;
-    if (worked) std::cout << (json_ || jsonl_ ? result.value().dump() + "\n"
-                                              : RenderText(request.op, result.value()))
-                          << std::flush;
+    if (worked)
+      std::cout << (json_ || jsonl_ ? result.value().dump() + "\n"
+                                    : RenderText(request.op, result.value()))
+                << std::flush;
     if (!worked) std::this_thread::sleep_for(std::chrono::milliseconds(repeat_ms_));
   }
   return 0;
@@ -96,10 +98,11 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
   int64_t now_ms = 0;
   if (!now_.empty()) {
     auto ms = ParseTime(now_);
-    // Message ids count milliseconds from 2020-01-01 (the gene method): no earlier clock.
-    if (!ms || *ms < 1577836800000LL)
+    // Message ids count milliseconds from 2020-01-01 in 41 bits (the gene method).
+    if (!ms || *ms < kGeneEpochMs || *ms > kGeneLatestMs)
       return Fail(Code::kInvalidArgument,
-                  "--now must be epoch seconds or ISO 8601 from 2020-01-01 on, not '" + now_ + "'");
+                  "--now must be epoch seconds or ISO 8601 from 2020-01-01 to 2089-09-06, not '" +
+                      now_ + "'");
     now_ms = *ms;
   }
   Request request;

@@ -7,7 +7,9 @@
 namespace weibo {
 
 int64_t GeneIdFloor(int64_t now_ms, int64_t author) {
-  int64_t ms = std::max<int64_t>(0, now_ms - kGeneEpochMs);
+  // Clamped to the id's range (the edges refuse clocks outside it; this keeps the shift
+  // defined whatever the clock): ids stay unique through NextGeneId's last + 256.
+  int64_t ms = std::clamp<int64_t>(now_ms, kGeneEpochMs, kGeneLatestMs) - kGeneEpochMs;
   return (ms << 22) | (author & 0xff);
 }
 

@@ -58,6 +58,18 @@ TEST_CASE("wire: a result reads as Json::parse reads it, at the edges of numbers
   }
 }
 
+TEST_CASE("wire: a request's clock must lie in the message ids' range") {
+  WireRequest wire;
+  for (const char* now : {"2019-12-31T23:59:59Z", "2089-09-06T15:47:36Z", "4052-02-01T00:00:00Z"}) {
+    INFO(now);
+    std::string body = std::string(R"({"op":"post","now":")") + now + R"(","args":{}})";
+    CHECK_FALSE(ParseRequest(body, WireLimits{}, &wire).ok());
+  }
+  REQUIRE(
+      ParseRequest(R"({"op":"post","now":"2089-09-06T15:47:35Z","args":{}})", WireLimits{}, &wire)
+          .ok());
+}
+
 TEST_CASE("wire: what is not a reply of the protocol is refused") {
   WireReply reply;
   for (const char* body :

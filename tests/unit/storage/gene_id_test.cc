@@ -28,6 +28,16 @@ TEST_CASE("gene id layout: 41 bits of ms since 2020, 14 bits of sequence, 8 bits
   REQUIRE((id >> 63) == 0);
 }
 
+TEST_CASE("gene ids: the last millisecond is 2089-09-06, and a later clock stays in range") {
+  REQUIRE(kGeneLatestMs == *ParseTime("2089-09-06T15:47:35Z") + 551);
+  int64_t last = GeneIdFloor(kGeneLatestMs, 7);
+  REQUIRE(last > 0);
+  REQUIRE(GeneIdTimeMs(last) == kGeneLatestMs);
+  // A clock past the range (a fuzzed request once sent the year 4052) is clamped, not
+  // shifted out of the 63 bits.
+  REQUIRE(GeneIdFloor(*ParseTime("4052-02-01T00:00:00Z"), 7) == last);
+}
+
 TEST_CASE("gene ids: id mod N == author mod N for every shard count 1..256") {
   TempDir dir;
   auto shard = FreshShard(dir);
@@ -49,7 +59,8 @@ TEST_CASE("gene ids strictly increase, on a fixed clock, a moving one and a cloc
   auto shard = FreshShard(dir);
   WriteTxn txn(*shard);
   int64_t last = 0;
-  const int64_t clocks[] = {kNow, kNow, kNow, kNow + 1, kNow + 1000, kNow + 1000, kNow - 5000, kNow};
+  const int64_t clocks[] = {kNow,        kNow,        kNow,        kNow + 1,
+                            kNow + 1000, kNow + 1000, kNow - 5000, kNow};
   for (int64_t now : clocks) {
     int64_t id = NextGeneId(*shard, 7, now);
     REQUIRE(id > last);
@@ -77,7 +88,8 @@ TEST_CASE("gene ids: the first id of a millisecond has sequence 0, then 1, 2, ..
   txn.Commit();
 }
 
-TEST_CASE("gene ids: an exhausted sequence borrows the next millisecond (16385 ids in one fixed ms)") {
+TEST_CASE(
+    "gene ids: an exhausted sequence borrows the next millisecond (16385 ids in one fixed ms)") {
   TempDir dir;
   auto shard = FreshShard(dir);
   WriteTxn txn(*shard);
