@@ -41,6 +41,10 @@ files["async-now-token"] = json.dumps({"id": "a", "op": "post", "async": True,
                                        "now": "2026-02-01T00:00:00Z", "token": "t0k",
                                        "args": {"user": 3, "content": "later"}})
 files["now-epoch"] = '{"id":"n","op":"user_list","now":1767225600}'
+# Found by the fuzzer: a clock past the 41 bits of an id's milliseconds (refused now).
+files["now-4052"] = json.dumps({"id": "a", "op": "post", "async": True,
+                                "now": "4052-02-01T00:00:00Z", "token": "t0k",
+                                "args": {"user": 3, "content": "later"}})
 files["now-early"] = '{"id":"n","op":"user_list","now":0}'
 files["args-null"] = '{"id":"x","op":"user_list","args":null}'
 files["no-id"] = '{"op":"user_list"}'
