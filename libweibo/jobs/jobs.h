@@ -1,7 +1,9 @@
 // Applying outbox jobs (SPEC §5). A job is applied on its target shard in one transaction
 // together with its job_applied mark, then marked done on its source shard. Handlers may
 // enqueue further jobs into the target's transaction (a fan-out becomes one deliver job
-// per shard); DrainCreated follows those too.
+// per shard); DrainCreated follows those too. With group commit (ShardSet::group_commit),
+// plain deliveries to other shards commit without an fsync and are marked done only after
+// one shared sync of each target's WAL (SyncAppliedJobs; the reasoning is in jobs.cc).
 #ifndef WEIBO_JOBS_JOBS_H_
 #define WEIBO_JOBS_JOBS_H_
 
