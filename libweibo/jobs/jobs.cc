@@ -57,10 +57,12 @@ bool SelfIdempotent(const JobRow& job, const Json& payload) {
 
 bool SelfIdempotentJob(const JobRow& job) { return SelfIdempotent(job, Json::parse(job.payload)); }
 
-bool ApplyJobInTxn(Context& ctx, Shard& target, const JobRow& job) {
+namespace {
+
+// ApplyJobInTxn with the payload already parsed.
+bool ApplyParsedInTxn(Context& ctx, Shard& target, const JobRow& job, const Json& payload) {
   JobHandler handler = FindJobHandler(job.kind);
   if (handler == nullptr) Fail(Code::kStorageError, "outbox job of unknown kind " + job.kind);
-  Json payload = Json::parse(job.payload);
   if (SelfIdempotent(job, payload)) {
     handler(ctx, target, payload);
     return true;
@@ -69,6 +71,12 @@ bool ApplyJobInTxn(Context& ctx, Shard& target, const JobRow& job) {
   handler(ctx, target, payload);
   RecordJobApplied(target, job.global_id(), ctx.now());
   return true;
+}
+
+}  // namespace
+
+bool ApplyJobInTxn(Context& ctx, Shard& target, const JobRow& job) {
+  return ApplyParsedInTxn(ctx, target, job, Json::parse(job.payload));
 }
 
 namespace {
@@ -98,9 +106,14 @@ void MarkDone(Context& ctx, const std::map<int, std::vector<int64_t>>& done) {
 // applying a plain deliver again is harmless (SelfIdempotent). Readers see a delivery at
 // once; only the done mark waits. A process crash loses nothing either (the commits are
 // in the OS's hands; the pending jobs are applied again by whoever drains next).
-bool Deferrable(const std::vector<const JobRow*>& group, int target) {
-  for (const JobRow* job : group)
-    if (job->source_shard == target || !SelfIdempotentJob(*job)) return false;
+struct Parsed {
+  const JobRow* job;
+  Json payload;  // parsed once: to decide on group commit and to apply
+};
+
+bool Deferrable(const std::vector<Parsed>& group, int target) {
+  for (const Parsed& p : group)
+    if (p.job->source_shard == target || !SelfIdempotent(*p.job, p.payload)) return false;
   return true;
 }
 
@@ -112,8 +125,9 @@ bool Deferrable(const std::vector<const JobRow*>& group, int target) {
 // pending that are already applied: applying them again changes nothing. Returns how many
 // were applied now.
 int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs, bool group_commit) {
-  std::map<int, std::vector<const JobRow*>> by_target;
-  for (const JobRow& job : jobs) by_target[job.target_shard].push_back(&job);
+  std::map<int, std::vector<Parsed>> by_target;
+  for (const JobRow& job : jobs)
+    by_target[job.target_shard].push_back(Parsed{&job, Json::parse(job.payload)});
   int64_t n = 0;
   std::map<int, std::vector<int64_t>> done;  // source shard -> local ids still to mark
   UnsyncedJobs& unsynced = ctx.shards().unsynced();
@@ -121,19 +135,16 @@ int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs, bool group_com
     Shard& target = ctx.shards().At(t);
     bool defer = group_commit && Deferrable(group, t);
     WriteTxn txn(target, defer ? Sync::kNormal : Sync::kFull);
-    for (const JobRow* job : group) {
-      if (ApplyJobInTxn(ctx, target, *job)) ++n;
-      if (job->source_shard == t)
-        MarkJobDone(target, job->local_id);
+    for (const Parsed& p : group) {
+      if (ApplyParsedInTxn(ctx, target, *p.job, p.payload)) ++n;
+      if (p.job->source_shard == t)
+        MarkJobDone(target, p.job->local_id);
       else if (!defer)
-        done[job->source_shard].push_back(job->local_id);
+        done[p.job->source_shard].push_back(p.job->local_id);
     }
     txn.Commit();
-    if (!defer) continue;
-    for (const JobRow* job : group) {
-      unsynced.by_target[t].emplace_back(job->source_shard, job->local_id);
-      unsynced.jobs.emplace(job->source_shard, job->local_id);
-    }
+    if (defer)
+      for (const Parsed& p : group) unsynced.jobs[{p.job->source_shard, p.job->local_id}] = t;
   }
   MarkDone(ctx, done);
   return n;
@@ -232,14 +243,14 @@ std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
     newest_first[key.first] = std::max(newest_first[key.first], id);
   // Jobs this process applied and awaits the sync of (group commit) are pending too, but
   // were applied in order already: they are passed over, not applied again.
-  const auto& unsynced = ctx.shards().unsynced().jobs;
+  const UnsyncedJobs& unsynced = ctx.shards().unsynced();
   auto ours = [&](int source, int64_t id) {
-    return mine.count({source, id}) > 0 || unsynced.count({source, id}) > 0;
+    return mine.count({source, id}) > 0 || unsynced.count(source, id);
   };
   // One query per source shard: is any pending job below ours someone else's? Usually not.
   std::set<int> behind;  // sources holding older pending jobs that are not ours
+  const int64_t known = static_cast<int64_t>(mine.size() + unsynced.jobs.size());
   for (const auto& [source, below] : newest_first) {
-    int64_t known = static_cast<int64_t>(mine.size() + unsynced.size());
     for (int64_t id : PendingJobIds(ctx.shards().At(source), below, known + 1))
       if (!ours(source, id)) {
         behind.insert(source);
@@ -251,7 +262,7 @@ std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
   for (const auto& [key, below] : first) {
     if (!behind.count(key.first)) continue;
     auto older = PendingJobsBefore(ctx.shards().At(key.first), key.second, below,
-                                   kCatchUp + 1 + static_cast<int64_t>(unsynced.size()));
+                                   kCatchUp + 1 + static_cast<int64_t>(unsynced.jobs.size()));
     std::vector<JobRow> todo;
     for (JobRow& job : older)
       if (!ours(job.source_shard, job.local_id)) todo.push_back(std::move(job));
@@ -300,11 +311,13 @@ int64_t DrainCreated(Context& ctx) {
 void SyncAppliedJobs(ShardSet& shards) {
   UnsyncedJobs& unsynced = shards.unsynced();
   if (unsynced.empty()) return;
-  std::map<int, std::vector<int64_t>> done;  // source shard -> local ids now durable
-  for (auto& [t, jobs] : unsynced.by_target) {
-    shards.At(t).SyncWal();
-    for (auto& [source, id] : jobs) done[source].push_back(id);
+  std::set<int> targets;
+  std::map<int, std::vector<int64_t>> done;  // source shard -> local ids durable once synced
+  for (const auto& [job, target] : unsynced.jobs) {
+    targets.insert(target);
+    done[job.first].push_back(job.second);
   }
+  for (int t : targets) shards.At(t).SyncWal();
   unsynced = UnsyncedJobs();
   Context ctx(shards, Clock(0));
   MarkDone(ctx, done);

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -36,9 +35,9 @@ struct ClusterConfig {
 // Jobs this process applied in transactions committed without an fsync (jobs.cc, "group
 // commit"): still pending in their source outboxes until their targets' WALs are synced.
 struct UnsyncedJobs {
-  std::map<int, std::vector<std::pair<int, int64_t>>> by_target;  // target -> (source, id)
-  std::set<std::pair<int, int64_t>> jobs;                         // (source shard, local id)
+  std::map<std::pair<int, int64_t>, int> jobs;  // (source shard, local id) -> target shard
   bool empty() const { return jobs.empty(); }
+  bool count(int source, int64_t id) const { return jobs.count({source, id}) > 0; }
 };
 
 class ShardSet {
