@@ -4,8 +4,44 @@
 #include <ostream>
 
 #include "probe.h"
+#include "weibo/cluster.h"
+#include "weibod_child.h"
 
 namespace weibo::bench {
+
+std::string DaemonLabel(const std::string& feed) { return feed + "/weibod"; }
+
+namespace {
+
+// One feed mode twice over, embedded and through a weibod of its own, on two clusters
+// loaded alike: both setups run embedded (a daemon would load the same rows, only slower),
+// then weibod is started on the second cluster and the measured ops alternate between the
+// two in blocks.
+Status RunPaired(Replayer& embedded, Replayer& daemon, const ReplayOptions& r,
+                 const DriverOptions& options, const TraceModel& model, size_t ops) {
+  Status s = embedded.Setup();
+  if (s.ok()) s = daemon.Setup();
+  if (!s.ok()) return s;
+  const std::string dir = r.data_dir + "-weibod";
+  daemon.Close();  // syncs the setup's last deliveries and closes the shards: weibod's now
+  auto weibod = WeibodChild::Start(options.weibod.empty() ? WeibodNextToProgram() : options.weibod,
+                                   dir, options.cluster.group_commit, dir + "/weibod.log");
+  if (!weibod.ok()) return weibod.status();
+  daemon.Reconnect(weibod.value()->endpoint());
+  size_t block = 0;
+  for (size_t i = model.setup_ops; i < ops && s.ok(); i += kPairBlock, ++block) {
+    Replayer& first = block % 2 == 0 ? embedded : daemon;
+    Replayer& second = block % 2 == 0 ? daemon : embedded;
+    s = first.Measure(i, i + kPairBlock);
+    if (s.ok()) s = second.Measure(i, i + kPairBlock);
+  }
+  if (s.ok()) s = embedded.Finish();
+  if (s.ok()) s = daemon.Finish();
+  Status stopped = weibod.value()->Stop();
+  return s.ok() ? stopped : s;
+}
+
+}  // namespace
 
 Result<std::vector<ModeRun>> RunModes(const Trace& trace, const TraceModel& model,
                                       const DriverOptions& options, const std::string& work_dir,
@@ -26,11 +62,24 @@ Result<std::vector<ModeRun>> RunModes(const Trace& trace, const TraceModel& mode
     r.timeout_ms = options.timeout_ms;
     r.token = options.token;
     Replayer replayer(trace, model, r);
-    Status s = replayer.Run();
+    std::unique_ptr<Replayer> paired;
+    Status s;
+    if (options.daemon) {
+      ReplayOptions d = r;
+      d.label = DaemonLabel(feed);
+      d.data_dir = r.data_dir + "-weibod";
+      d.progress = nullptr;  // the embedded replay shows the progress of both
+      paired = std::make_unique<Replayer>(trace, model, d);
+      s = RunPaired(replayer, *paired, r, options, model, trace.size());
+    } else {
+      s = replayer.Run();
+    }
     progress.Clear();
     if (s.ok() && after) s = after(replayer);
+    if (s.ok() && paired && after) s = after(*paired);
     if (!s.ok()) return Status(s.code(), feed + ": " + s.message());
     runs.push_back(replayer.result());
+    if (paired) runs.push_back(paired->result());
   }
   return runs;
 }

@@ -23,12 +23,25 @@ struct DriverOptions {
   bool durable_setup = false, async = false, count_reads = false;
   std::string connect, token;  // a daemon instead of clusters of our own (feeds: "daemon")
   int timeout_ms = 10000;
+  // --daemon: each feed mode also runs through a weibod (this binary) on a second, identical
+  // cluster, interleaved with the embedded run in blocks of kPairBlock measured ops.
+  bool daemon = false;
+  std::string weibod;
 };
+
+// The measured ops of a paired run alternate between the embedded cluster and the daemon's
+// in blocks of this many, the first of each pair taking turns: whatever slows the machine
+// for a while slows both alike.
+constexpr size_t kPairBlock = 20;
+// The column of the daemon's run paired with feed's.
+std::string DaemonLabel(const std::string& feed);
 
 // Called after each mode's replay, while its executor is still open.
 using AfterMode = std::function<Status(Replayer&)>;
 
-// Runs the trace in work_dir/<feed> for each feed. Stops at the first failure.
+// Runs the trace in work_dir/<feed> for each feed. Stops at the first failure. With
+// options.daemon, each feed's run is followed in the result by its daemon run (DaemonLabel),
+// on work_dir/<feed>-weibod, and `after` is called for both.
 Result<std::vector<ModeRun>> RunModes(const Trace& trace, const TraceModel& model,
                                       const DriverOptions& options, const std::string& work_dir,
                                       Progress& progress, const AfterMode& after);

@@ -9,9 +9,9 @@ namespace {
 
 double Per(double value, int64_t n) { return n > 0 ? value / static_cast<double>(n) : kNone; }
 
-Json Number(double v) { return std::isnan(v) ? Json(nullptr) : Json(v); }
-
 }  // namespace
+
+Json Number(double v) { return std::isnan(v) ? Json(nullptr) : Json(v); }
 
 ModeMetrics Derive(const ModeRun& run, const TraceModel& model, double raw_rows_per_s,
                    bool count_reads) {

@@ -51,6 +51,9 @@ struct ModeMetrics {
 };
 
 // raw_rows_per_s <= 0: no baseline, no ratio. count_reads: whether the probe counted reads.
+// A figure in JSON: null when not measured (kNone).
+Json Number(double v);
+
 ModeMetrics Derive(const ModeRun& run, const TraceModel& model, double raw_rows_per_s,
                    bool count_reads);
 

@@ -16,6 +16,17 @@ bool Fatal(const Status& s) {
   return s.code() == Code::kStorageError || s.code() == Code::kUnavailable;
 }
 
+// The error that stops a run. A daemon's per-peer rate limit (weibod --rate, 1000 requests
+// a second by default) refuses a bench, which sends as fast as it can: say how to measure.
+Status Stopping(const Status& s) {
+  if (s.code() != Code::kUnavailable ||
+      s.message().find("over the rate limit") == std::string::npos)
+    return s;
+  return Status(s.code(), s.message() +
+                              " (weibo-bench sends each op as soon as the last is answered: start "
+                              "weibod with --rate 0 to measure it)");
+}
+
 int64_t Nanos(std::chrono::steady_clock::duration d) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
 }
@@ -71,7 +82,7 @@ int64_t MessageId(const Result<Json>& result) {
 
 Replayer::Replayer(const Trace& trace, const TraceModel& model, ReplayOptions options)
     : trace_(trace), model_(model), options_(std::move(options)) {
-  run_.feed = options_.feed;
+  run_.feed = options_.label.empty() ? options_.feed : options_.label;
 }
 
 Result<Request> Replayer::Prepare(size_t index) {
@@ -115,7 +126,7 @@ Status Replayer::RunOne(size_t index, bool measured) {
   if (!measured) {
     Result<Json> result = executor_->Execute(request);
     Record(index, result);
-    return result.ok() || !Fatal(result.status()) ? Status::Ok() : result.status();
+    return result.ok() || !Fatal(result.status()) ? Status::Ok() : Stopping(result.status());
   }
   bool drain = options_.async && Writes(request.op);
   request.async = drain;
@@ -132,7 +143,7 @@ Status Replayer::RunOne(size_t index, bool measured) {
   int64_t io_after = WrittenBytes();
 
   Record(index, result);
-  if (!result.ok() && Fatal(result.status())) return result.status();
+  if (!result.ok() && Fatal(result.status())) return Stopping(result.status());
   if (!drained.ok()) return drained.status();  // async needs a working drain op
   OpStats& s = run_.ops[request.op];
   if (!result.ok()) {
@@ -169,16 +180,20 @@ Status Replayer::Take(ModeRun::Snapshot* snapshot) {
   return Status::Ok();
 }
 
-Status Replayer::Run() {
+void Replayer::OpenRemoteExecutor(const std::string& endpoint) {
+  RemoteOptions remote;
+  remote.endpoint = endpoint;
+  remote.timeout_ms = options_.timeout_ms;
+  remote.token = options_.token;
+  executor_ = OpenRemote(remote);
+  run_.storage_measured = false;
+  // A remote request carries its clock: the default one goes with every op.
+  if (now_ms_ == 0) now_ms_ = options_.default_now_ms;
+}
+
+Status Replayer::Setup() {
   if (!options_.connect.empty()) {
-    RemoteOptions remote;
-    remote.endpoint = options_.connect;
-    remote.timeout_ms = options_.timeout_ms;
-    remote.token = options_.token;
-    executor_ = OpenRemote(remote);
-    run_.storage_measured = false;
-    // A remote request carries its clock: the default one goes with every op.
-    if (now_ms_ == 0) now_ms_ = options_.default_now_ms;
+    OpenRemoteExecutor(options_.connect);
   } else {
     Status created = CreateCluster(options_.data_dir, options_.feed, options_.cluster);
     if (!created.ok()) return created;
@@ -208,16 +223,33 @@ Status Replayer::Run() {
   }
   run_.setup_seconds = Nanos(std::chrono::steady_clock::now() - t0) / 1e9;
   SetDurableCommits(true);
+  return Take(&run_.before);
+}
 
-  Status s = Take(&run_.before);
-  if (!s.ok()) return s;
-  if (progress)
+void Replayer::Close() {
+  if (executor_) executor_->Idle();
+  executor_.reset();
+}
+
+void Replayer::Reconnect(const std::string& endpoint) {
+  Close();
+  OpenRemoteExecutor(endpoint);
+}
+
+Status Replayer::Measure(size_t from, size_t to) {
+  Progress* progress = options_.progress;
+  size_t setup = model_.setup_ops;
+  if (progress && from == setup)
     progress->Stage(options_.feed + ": measured", static_cast<int64_t>(trace_.size() - setup));
-  for (size_t i = setup; i < trace_.size(); ++i) {
-    s = RunOne(i, true);
+  for (size_t i = from; i < to && i < trace_.size(); ++i) {
+    Status s = RunOne(i, true);
     if (!s.ok()) return s;
     if (progress) progress->Step(static_cast<int64_t>(i + 1 - setup));
   }
+  return Status::Ok();
+}
+
+Status Replayer::Finish() {
   // The deliveries still waiting for their group commit are synced and marked done inside
   // the measured time: their cost belongs to the writes that made them.
   ProbeCounters before = Probe::Read();
@@ -226,13 +258,20 @@ Status Replayer::Run() {
   executor_->Idle();
   run_.settle_seconds = Nanos(std::chrono::steady_clock::now() - t1) / 1e9;
   auto post = run_.ops.find("post");
-  if (post != run_.ops.end()) {
+  if (post != run_.ops.end() && run_.storage_measured) {
     int64_t io_after = WrittenBytes();
     post->second.rows_written += Probe::Read().rows_written - before.rows_written;
     if (io_before >= 0 && io_after >= 0) post->second.bytes_written += io_after - io_before;
   }
-  if (progress) progress->Clear();
+  if (options_.progress) options_.progress->Clear();
   return Take(&run_.after);
+}
+
+Status Replayer::Run() {
+  Status s = Setup();
+  if (s.ok()) s = Measure(model_.setup_ops, trace_.size());
+  if (s.ok()) s = Finish();
+  return s;
 }
 
 }  // namespace weibo::bench

@@ -31,6 +31,7 @@ namespace weibo::bench {
 
 struct ReplayOptions {
   std::string feed;      // push | pull | hybrid
+  std::string label;     // the result's name (its column); empty: the feed
   std::string data_dir;  // where the cluster is created
   ClusterOptions cluster;
   int64_t default_now_ms = 0;  // the clock before the trace's first "now"; 0: system
@@ -78,6 +79,17 @@ class Replayer {
   // Creates the cluster and runs the trace. Not ok only for a storage_error (or a cluster
   // that cannot be created); refused ops are counted in the result instead.
   Status Run();
+  // Run in steps, for two replays interleaved op block by op block (weibo-bench --daemon):
+  // Setup creates the cluster (or connects) and runs the setup ops; Measure runs the
+  // measured ops from..to-1; Finish settles the group commit and takes the storage figures.
+  Status Setup();
+  Status Measure(size_t from, size_t to);
+  Status Finish();
+  // Finishes the executor's deferred work (the group commit) and closes it.
+  void Close();
+  // After an embedded Setup: sends the measured ops to the weibod daemon at endpoint, which
+  // serves the same cluster (nothing is then measured on the storage side).
+  void Reconnect(const std::string& endpoint);
 
   const ModeRun& result() const { return run_; }
   // The executor, still open on the cluster (for the sim's timeline comparison).
@@ -87,6 +99,7 @@ class Replayer {
 
  private:
   Status RunOne(size_t index, bool measured);
+  void OpenRemoteExecutor(const std::string& endpoint);
   void Record(size_t index, const Result<Json>& result);
   Result<Request> Prepare(size_t index);
   Status Take(ModeRun::Snapshot* snapshot);

@@ -3,6 +3,7 @@
 #include <map>
 #include <ostream>
 
+#include "driver.h"
 #include "weibo/version.h"
 
 namespace weibo::bench {
@@ -20,6 +21,15 @@ std::vector<double> Counts(const std::vector<ModeMetrics>& modes, Int ModeMetric
   for (const auto& m : modes) v.push_back(static_cast<double>(m.*field));
   return v;
 }
+
+// The embedded mode a daemon column (driver.h's DaemonLabel) was paired with, or null.
+const ModeMetrics* PairedWith(const std::vector<ModeMetrics>& modes, const ModeMetrics& m) {
+  for (const auto& e : modes)
+    if (&e != &m && DaemonLabel(e.feed) == m.feed) return &e;
+  return nullptr;
+}
+
+double Ratio(double a, double b) { return b > 0 && a == a ? a / b : kNone; }
 
 Json ClusterJson(const RunInfo& info) {
   return Json{
@@ -120,6 +130,16 @@ void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
         << FormatNumber(raw.front().RowsPerTransaction(), 1)
         << " rows (this workload's per-shard fan-out batches), run right after each mode\n";
   }
+  for (const auto& m : modes) {
+    const ModeMetrics* e = PairedWith(modes, m);
+    if (e == nullptr) continue;
+    out << "\n"
+        << m.feed << " / " << e->feed << ": posts/s "
+        << FormatNumber(Ratio(m.posts_per_s, e->posts_per_s), 3) << ", timeline reads/s "
+        << FormatNumber(Ratio(m.reads_per_s, e->reads_per_s), 3)
+        << " (same ops, interleaved in blocks of " << kPairBlock << ")";
+  }
+  if (info.daemon) out << "\n";
   for (const auto& m : modes)
     if (m.errors > 0) out << "\n" << m.feed << ": " << m.errors << " op(s) refused\n";
 }
@@ -138,10 +158,16 @@ Json BenchJson(const RunInfo& info, const TraceModel& model, const std::vector<M
   j["cluster"] = info.connect.empty() ? ClusterJson(info) : Json(nullptr);
   j["connect"] = info.connect.empty() ? Json(nullptr) : Json(info.connect);
   j["async"] = info.async;
+  j["daemon"] = info.daemon;
   j["modes"] = Json::array();
   for (size_t i = 0; i < modes.size(); ++i) {
     Json mode = modes[i].ToJson();
     mode["raw_insert"] = i < raw.size() ? raw[i].ToJson() : Json(nullptr);
+    if (const ModeMetrics* e = PairedWith(modes, modes[i]))
+      mode["vs_embedded"] = {
+          {"feed", e->feed},
+          {"posts_per_s", Number(Ratio(modes[i].posts_per_s, e->posts_per_s))},
+          {"timeline_reads_per_s", Number(Ratio(modes[i].reads_per_s, e->reads_per_s))}};
     j["modes"].push_back(mode);
   }
   return j;

@@ -26,6 +26,7 @@ struct RunInfo {
   bool active_list_auto = false;
   bool async = false, durable_setup = false;
   std::string connect;  // the daemon replayed into, or ""
+  bool daemon = false;  // --daemon: each mode paired with a run through a weibod of its own
 };
 
 Table BenchTable(const std::vector<ModeMetrics>& modes, bool async);

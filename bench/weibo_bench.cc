@@ -32,6 +32,8 @@ struct RunFlags {
   std::string connect;  // a daemon instead of the bench's own clusters
   int timeout_ms = 10000;
   std::string token;                       // sent to the daemon; an embedded run checks no token
+  bool daemon = false;                     // pair each mode with a weibod run of its own
+  std::string weibod;                      // the weibod binary for --daemon
   std::vector<CLI::Option*> cluster_only;  // options that mean nothing with --connect
 };
 
@@ -55,6 +57,12 @@ void AddRunOptions(CLI::App* app, RunFlags* f, std::string* now, const char* now
   app->add_option("--timeout", f->timeout_ms, "with --connect: milliseconds to wait for a reply")
       ->capture_default_str();
   app->add_option("--token", f->token, "with --connect: the access token sent with each op");
+  app->add_flag("--daemon", f->daemon,
+                "also run each mode through a weibod of its own on an identical cluster, "
+                "interleaved with the embedded run, and print the ratios");
+  app->add_option("--weibod", f->weibod,
+                  "with --daemon: the weibod binary (default: next to this one)")
+      ->type_name("PATH");
 }
 
 // Checks what the parser cannot: --connect excludes the options that shape the bench's
@@ -63,6 +71,11 @@ Status CheckFlags(const RunFlags& f) {
   if (f.raw_txns < 0) return Status(Code::kInvalidArgument, "--raw-txns must not be negative");
   if (f.async && FindOperation("drain") == nullptr)
     return Status(Code::kInvalidArgument, "--async needs the drain op, which this library lacks");
+  if (!f.weibod.empty() && !f.daemon)
+    return Status(Code::kInvalidArgument, "--weibod is the binary --daemon starts: give --daemon");
+  if (f.daemon && !f.connect.empty())
+    return Status(Code::kInvalidArgument,
+                  "--daemon starts a weibod of its own; --connect uses a running one: give one");
   if (f.connect.empty()) return Status::Ok();
   for (const CLI::Option* o : f.cluster_only)
     if (o->count() > 0)
@@ -94,12 +107,15 @@ Result<DriverOptions> MakeOptions(const RunFlags& f, const TraceModel& model,
   options.connect = f.connect;
   options.timeout_ms = f.timeout_ms;
   options.token = f.token;
+  options.daemon = f.daemon;
+  options.weibod = f.weibod;
   info->cluster = options.cluster;
   info->threshold_auto = f.cluster.threshold == "auto";
   info->active_list_auto = f.cluster.active_list == "auto";
   info->async = f.async;
   info->durable_setup = f.cluster.durable_setup;
   info->connect = f.connect;
+  info->daemon = f.daemon;
   return options;
 }
 
@@ -162,6 +178,11 @@ int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t de
   // explain sample.
   AfterMode after = [&](Replayer& r) -> Status {
     const std::string& feed = r.result().feed;
+    // A daemon's column shares its embedded twin's baseline, run on the same disk just now.
+    if (f.daemon && feed.find('/') != std::string::npos) {
+      if (!raw.empty()) raw.push_back(raw.back());
+      return Status::Ok();
+    }
     if (f.raw_txns > 0) {
       progress.Stage(feed + ": raw insert", 0);
       RemoveRawInsertFiles(dir.path());

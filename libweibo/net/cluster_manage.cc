@@ -116,14 +116,7 @@ int64_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
 }
 
 std::string WeibodPath(const ClusterOptions& options) {
-  if (!options.weibod.empty()) return options.weibod;
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    std::string path(self, n);
-    return path.substr(0, path.rfind('/') + 1) + "weibod";
-  }
-  return "weibod";
+  return options.weibod.empty() ? WeibodNextToProgram() : options.weibod;
 }
 
 std::string Endpoint(const std::string& host, int port) {
@@ -163,6 +156,16 @@ std::string LogTail(const std::string& path) {
 }
 
 }  // namespace
+
+std::string WeibodNextToProgram() {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    std::string path(self, n);
+    return path.substr(0, path.rfind('/') + 1) + "weibod";
+  }
+  return "weibod";
+}
 
 Status ClusterUp(const ClusterOptions& options) {
   const std::string dir = Absolute(options.data_dir);

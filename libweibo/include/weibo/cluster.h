@@ -71,6 +71,10 @@ Result<Json> ClusterStatus(const ClusterOptions& options);
 // SIGTERM to every node and the broker, then waits for each to exit.
 Status ClusterDown(const ClusterOptions& options);
 
+// The weibod binary next to the running program (in the build tree or where both are
+// installed), else "weibod", to be found on PATH.
+std::string WeibodNextToProgram();
+
 }  // namespace weibo
 
 #endif  // WEIBO_CLUSTER_H_

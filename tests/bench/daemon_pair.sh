@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# weibo-bench --daemon at a tiny size: each mode runs twice, embedded and through a weibod
+# the bench starts on an identical cluster, op blocks interleaved. The two columns did the
+# same ops without errors, the ratios are reported, both clusters pass weibo-fsck, and no
+# weibod is left behind. Nothing here looks at how large a timing or ratio is.
+# usage: daemon_pair.sh BIN_DIR PYTHON
+set -euo pipefail
+bin=${1:?usage: daemon_pair.sh BIN_DIR PYTHON} python=${2:?}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+"$bin/weibo-bench" run --workload timeline --users 30 --follows 3 --posts 12 --reads 50 \
+  --raw-txns 5 --feed push --daemon --data "$work/d" --json "$work/pair.json" > "$work/pair.txt"
+grep -q '^push/weibod / push: posts/s [0-9.]*, timeline reads/s [0-9.]* (same ops, interleaved' \
+  "$work/pair.txt" || { cat "$work/pair.txt" >&2; echo "no ratio line" >&2; exit 1; }
+grep -q '^metric  *push  *push/weibod$' "$work/pair.txt"
+
+"$python" - "$work/pair.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["daemon"] is True, j
+embedded, daemon = j["modes"]
+assert embedded["feed"] == "push" and daemon["feed"] == "push/weibod", j["modes"]
+for m in (embedded, daemon):
+    assert m["errors"] == 0 and m["posts"] == 12 and m["timeline_reads"] == 50, m
+assert daemon["deliveries"] is None  # nothing is measured inside the daemon's process
+assert "vs_embedded" not in embedded
+v = daemon["vs_embedded"]
+assert v["feed"] == "push" and v["posts_per_s"] > 0 and v["timeline_reads_per_s"] > 0, v
+assert daemon["raw_insert"] == embedded["raw_insert"]  # one baseline, shared
+print("bench --daemon: ok")
+PY
+
+# Both clusters hold the same work, whole: the daemon's was left by a SIGTERM'd weibod.
+for c in push push-weibod; do
+  "$bin/weibo-fsck" --data "$work/d/$c" > "$work/fsck-$c.txt" ||
+    { cat "$work/fsck-$c.txt" >&2; exit 1; }
+done
+[ -s "$work/d/push-weibod/weibod.log" ]
+if pgrep -f "weibod --data $work/d" > /dev/null; then echo "a weibod outlived the bench" >&2; exit 1; fi
+
+# Refused: a running daemon and one of its own; a weibod that does not start.
+if "$bin/weibo-bench" run --daemon --connect tcp://127.0.0.1:1 2> "$work/err"; then exit 1; fi
+grep -q 'invalid_argument: --daemon starts a weibod of its own' "$work/err"
+if "$bin/weibo-bench" run --users 30 --follows 3 --posts 2 --raw-txns 0 --feed pull --daemon \
+  --weibod "$work/no-such-weibod" > /dev/null 2> "$work/err"; then exit 1; fi
+grep -q "unavailable: pull: weibod ($work/no-such-weibod) did not start" "$work/err" ||
+  { cat "$work/err" >&2; exit 1; }
+echo "bench --daemon refusals: ok"
