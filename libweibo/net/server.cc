@@ -72,21 +72,31 @@ bool ServeOne(zmq::socket_t& socket, net::Service& service) {
   }
   // frames[0] is the routing id; REQ clients put an empty delimiter before the body.
   size_t first_body = count >= 3 && frames[1].size() == 0 ? 2 : 1;
-  std::string reply;
-  try {
-    if (count - first_body != 1)
-      reply = net::Service::MalformedMessage();
-    else
-      reply = service.Handle(frames[0].to_string(), frames[first_body].to_string());
-  } catch (const std::exception& e) {  // out of memory, or a bug: answer, keep serving
-    reply = net::EncodeReply(Json(), Status(Code::kStorageError, e.what()), nullptr);
-  }
-  std::vector<zmq::const_buffer> out;
-  for (size_t i = 0; i < first_body; ++i)
-    out.push_back(zmq::buffer(frames[i].data(), frames[i].size()));
-  out.push_back(zmq::buffer(reply));
+  // The reply is sent as soon as it is encoded (Service::Handle frees the rest after).
   // A peer that has gone away is not an error: ROUTER drops what it cannot route.
-  (void)zmq::send_multipart(socket, out, zmq::send_flags::dontwait);
+  auto send = [&](const std::string& reply) {
+    std::vector<zmq::const_buffer> out;
+    for (size_t i = 0; i < first_body; ++i)
+      out.push_back(zmq::buffer(frames[i].data(), frames[i].size()));
+    out.push_back(zmq::buffer(reply));
+    (void)zmq::send_multipart(socket, out, zmq::send_flags::dontwait);
+  };
+  bool answered = false;
+  try {
+    if (count - first_body != 1) {
+      send(net::Service::MalformedMessage());
+      return true;
+    }
+    service.Handle(frames[0].to_string(), frames[first_body].to_string(),
+                   [&](const std::string& reply) {
+                     answered = true;
+                     send(reply);
+                   });
+  } catch (const zmq::error_t&) {
+    throw;                             // the socket's, for the loop to judge
+  } catch (const std::exception& e) {  // out of memory, or a bug: answer, keep serving
+    if (!answered) send(net::EncodeReply(Json(), Status(Code::kStorageError, e.what()), nullptr));
+  }
   return true;
 }
 

@@ -32,27 +32,35 @@ std::unique_ptr<Executor> Service::Open(bool explain) const {
 }
 
 std::string Service::Handle(const std::string& peer, const std::string& body) {
+  std::string reply;
+  Handle(peer, body, [&reply](const std::string& r) { reply = r; });
+  return reply;
+}
+
+void Service::Handle(const std::string& peer, const std::string& body,
+                     const std::function<void(const std::string& reply)>& answer) {
   WireRequest wire;
   Status parsed = ParseRequest(body, limits_, &wire);
-  if (!parsed.ok()) return EncodeReply(wire.id, parsed, nullptr);
+  if (!parsed.ok()) return answer(EncodeReply(wire.id, parsed, nullptr));
   if (!rate_.Allow(peer, RateLimiter::Time::clock::now()))
-    return EncodeReply(wire.id,
-                       Status(Code::kUnavailable, "over the rate limit of " +
-                                                      std::to_string(int64_t(options_.rate)) +
-                                                      " requests a second; retry later"),
-                       nullptr);
+    return answer(
+        EncodeReply(wire.id,
+                    Status(Code::kUnavailable, "over the rate limit of " +
+                                                   std::to_string(int64_t(options_.rate)) +
+                                                   " requests a second; retry later"),
+                    nullptr));
   const std::string id = wire.id.is_string() ? wire.id.get<std::string>() : "";
   if (!id.empty()) {
-    if (const std::string* kept = replies_.Find(id)) return *kept;
+    if (const std::string* kept = replies_.Find(id)) return answer(*kept);
   }
   Request& request = wire.request;
   request.id = id;  // recorded with the write it applies: the dedup window outlives a restart
   if (request.op == "init")
-    return EncodeReply(wire.id,
-                       Status(Code::kInvalidRequest,
-                              "init is not served by the daemon: run weibo-init on its data "
-                              "directory before starting it"),
-                       nullptr);
+    return answer(EncodeReply(wire.id,
+                              Status(Code::kInvalidRequest,
+                                     "init is not served by the daemon: run weibo-init on its "
+                                     "data directory before starting it"),
+                              nullptr));
   std::unique_ptr<Executor> explaining = wire.explain ? Open(true) : nullptr;
   Executor& executor = explaining ? *explaining : *executor_;
   Result<Json> result = executor.Execute(request);
@@ -60,7 +68,7 @@ std::string Service::Handle(const std::string& peer, const std::string& body) {
   std::string reply = EncodeReply(wire.id, result, wire.explain ? &explain : nullptr);
   const OpSpec* op = FindOperation(request.op);
   if (!id.empty() && op != nullptr && op->writes) replies_.Put(id, reply);
-  return reply;
-}
+  answer(reply);
+}  // the result, the request and the explaining executor are freed here, after the answer
 
 }  // namespace weibo::net

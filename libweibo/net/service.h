@@ -4,6 +4,7 @@
 #ifndef WEIBO_NET_SERVICE_H_
 #define WEIBO_NET_SERVICE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,10 @@ class Service {
   // The reply body for a request body sent by peer (a routing id). Never throws for
   // anything the peer sends.
   std::string Handle(const std::string& peer, const std::string& body);
+  // The same, given to `answer` as soon as it is encoded: what is left to free (a page of
+  // messages, the request) is freed after the reply is on its way, while the client reads.
+  void Handle(const std::string& peer, const std::string& body,
+              const std::function<void(const std::string& reply)>& answer);
   // The reply to a message whose frames do not hold exactly one body.
   static std::string MalformedMessage();
   // No request waiting: finishes the deferred work (Executor::Idle, the group commit).
