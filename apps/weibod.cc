@@ -50,6 +50,12 @@ int main(int argc, char** argv) {
       ->type_name("N")
       ->check(CLI::Range(size_t{0}, size_t{100000}).description(""))
       ->capture_default_str();
+  app.add_option("--drain-interval", options.drain_interval_ms,
+                 "apply the outboxes' pending jobs (--async writes, crashed processes) "
+                 "this often, between requests; 0: never")
+      ->type_name("MS")
+      ->check(CLI::Range(0, 3600000).description(""))
+      ->capture_default_str();
   std::string shards, join, node_name, backend = "tcp://127.0.0.1:5549";
   bool broker = false;
   app.add_option("--shards", shards, "cluster node: own only these shards, e.g. 1,3 or 0-7")
@@ -94,6 +100,13 @@ int main(int argc, char** argv) {
     no.join = join;
     no.name = node_name.empty() ? "shards-" + shards : node_name;
     no.shards = list.value();
+    if (app.count("--drain-interval") > 0) {
+      // A node's passes also carry its jobs for other nodes' shards: it cannot go without.
+      if (options.drain_interval_ms == 0)
+        return Fail(weibo::Code::kInvalidArgument,
+                    "a cluster node drains its outboxes: --drain-interval must be at least 1");
+      no.drain_interval_ms = options.drain_interval_ms;
+    }
     status = weibo::RunNode(no);
   } else {
     status = weibo::RunDaemon(options);

@@ -108,10 +108,12 @@ bool Readable(zmq::socket_t& socket, int timeout_ms) {
 // Serves until SIGTERM or SIGINT (net/signals.h). A signal interrupting a call is not an error.
 // Deferred work (the group commit of deliveries) is finished when no request has come for
 // kQuietMs, and at least every kIdleEveryMs under steady load.
-void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, long* served) {
+void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, int drain_interval_ms,
+                      long* served) {
   using Clock = std::chrono::steady_clock;
   bool owed = false;  // requests served since the last Idle()
   auto last_idle = Clock::now();
+  auto next_drain = Clock::now();  // the first pass at start: what a crash left behind
   auto idle = [&] {
     service.Idle();
     owed = false;
@@ -127,6 +129,10 @@ void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, long* served
         if (owed && Clock::now() - last_idle >= std::chrono::milliseconds(kIdleEveryMs)) idle();
       } else if (owed) {
         idle();
+      }
+      if (drain_interval_ms > 0 && Clock::now() >= next_drain && !Readable(socket, 0)) {
+        service.DrainPending();
+        next_drain = Clock::now() + std::chrono::milliseconds(drain_interval_ms);
       }
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;
@@ -163,7 +169,7 @@ Status RunDaemon(const DaemonOptions& options) {
   if (options.log) options.log("serving " + options.data_dir + " on " + endpoint);
   long served = 0;
   try {
-    ServeUntilSignal(socket, service, &served);
+    ServeUntilSignal(socket, service, options.drain_interval_ms, &served);
     Drain(socket, service, options.drain_ms, &served);
   } catch (const zmq::error_t& e) {
     return Status(Code::kUnavailable, std::string("socket failed: ") + e.what());

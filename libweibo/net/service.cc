@@ -31,6 +31,17 @@ std::unique_ptr<Executor> Service::Open(bool explain) const {
   return OpenEmbedded(eo);
 }
 
+void Service::DrainPending() {
+  Result<Json> drained = executor_->Execute(Request{"drain"});
+  if (!options_.log) return;
+  if (!drained.ok()) {
+    options_.log("drain: " + drained.status().message());
+    return;
+  }
+  int64_t applied = drained.value().value("applied", int64_t{0});
+  if (applied > 0) options_.log("drain: applied " + std::to_string(applied) + " pending job(s)");
+}
+
 std::string Service::Handle(const std::string& peer, const std::string& body) {
   std::string reply;
   Handle(peer, body, [&reply](const std::string& r) { reply = r; });

@@ -33,6 +33,9 @@ class Service {
   static std::string MalformedMessage();
   // No request waiting: finishes the deferred work (Executor::Idle, the group commit).
   void Idle() { executor_->Idle(); }
+  // One pass of the drain op over every outbox (DaemonOptions::drain_interval_ms); what it
+  // did, or why it failed, goes to the log when there is something to say.
+  void DrainPending();
 
  private:
   std::unique_ptr<Executor> Open(bool explain) const;

@@ -26,6 +26,11 @@ struct DaemonOptions {
   // marks wait for one shared sync of each shard; synced when this many have gathered,
   // when no request has come for a few milliseconds, and at least every 50 ms. 0: none.
   size_t group_commit = 256;
+  // Every this many milliseconds, between requests, one pass of the drain op over every
+  // outbox: the jobs left pending by --async writes and by processes that crashed are
+  // applied without waiting for weibo-worker (SPEC §5: the daemon drains continuously).
+  // 0: never (the jobs wait for weibo-worker or a drain request).
+  int drain_interval_ms = 1000;
   // Called once the socket is bound, with the endpoint it is bound to (the port chosen
   // for a wildcard one). weibod prints it: the "ready" line.
   std::function<void(const std::string& endpoint)> on_ready;
