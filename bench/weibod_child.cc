@@ -66,6 +66,12 @@ Result<std::unique_ptr<WeibodChild>> WeibodChild::Start(const std::string& weibo
                                    std::to_string(group_commit)};
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return Status(Code::kUnavailable, "cannot start weibod: pipe");
+  // Everything the child needs is made before fork: between fork and exec it only makes
+  // system calls (no allocation, which another thread's lock could leave stuck).
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const bool has_slash = weibod.find('/') != std::string::npos;
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
@@ -81,10 +87,7 @@ Result<std::unique_ptr<WeibodChild>> WeibodChild::Start(const std::string& weibo
     if (in >= 0) dup2(in, 0);
     dup2(fds[1], 1);  // the ready line: the endpoint
     if (log >= 0) dup2(log, 2);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    if (weibod.find('/') != std::string::npos)
+    if (has_slash)
       execv(args[0], args.data());
     else
       execvp(args[0], args.data());
