@@ -1,5 +1,7 @@
 #include "net/frames.h"
 
+#include <sched.h>
+
 #include <cerrno>
 
 namespace weibo::net {
@@ -27,6 +29,19 @@ bool SendFrames(zmq::socket_t& socket, const Frames& frames) {
     if (e.num() == EHOSTUNREACH || e.num() == EAGAIN) return false;
     throw;
   }
+}
+
+bool AwaitReadable(zmq::socket_t& socket, std::chrono::microseconds spin,
+                   std::chrono::milliseconds timeout) {
+  zmq::pollitem_t item{socket.handle(), 0, ZMQ_POLLIN, 0};
+  if (spin.count() > 0) {
+    const auto end = std::chrono::steady_clock::now() + spin;
+    do {
+      if (zmq::poll(&item, 1, std::chrono::milliseconds(0)) > 0) return true;
+      sched_yield();
+    } while (std::chrono::steady_clock::now() < end);
+  }
+  return zmq::poll(&item, 1, timeout) > 0;
 }
 
 }  // namespace weibo::net

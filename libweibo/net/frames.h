@@ -3,6 +3,7 @@
 #ifndef WEIBO_NET_FRAMES_H_
 #define WEIBO_NET_FRAMES_H_
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -21,6 +22,16 @@ bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep = 8);
 // Sends without blocking. False when the peer cannot be reached (a ROUTER socket with
 // ZMQ_ROUTER_MANDATORY, or a full queue); the caller decides whether that matters.
 bool SendFrames(zmq::socket_t& socket, const Frames& frames);
+
+// Whether a message is waiting on socket within `spin` and then `timeout`. For up to `spin`
+// it polls without sleeping, yielding the CPU between polls; only then does it sleep in
+// zmq_poll. A request/reply exchange hands each message from thread to thread four times
+// (caller, ZeroMQ I/O thread, peer's I/O thread, peer); a thread that sleeps has to be woken,
+// which on a virtual machine's CPUs took 30-50 µs of each round trip of a timeline read
+// (README, Daemon latency). The yield leaves the CPU to whoever can run, such as the I/O
+// threads. Throws zmq::error_t like zmq::poll (EINTR when a signal interrupts the sleep).
+bool AwaitReadable(zmq::socket_t& socket, std::chrono::microseconds spin,
+                   std::chrono::milliseconds timeout);
 
 }  // namespace weibo::net
 
