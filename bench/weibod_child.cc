@@ -9,24 +9,16 @@
 
 #include <cerrno>
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <thread>
 #include <vector>
+
+#include "weibo/cluster.h"
 
 namespace weibo::bench {
 namespace {
 
 constexpr int kReadyMs = 15000;  // weibod opens every shard before it answers
 constexpr int kStopMs = 10000;   // then SIGKILL
-
-std::string LastLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  return last;
-}
 
 // Reads one line from fd within timeout_ms; false at EOF or timeout.
 bool ReadLine(int fd, int timeout_ms, std::string* line) {
@@ -100,7 +92,7 @@ Result<std::unique_ptr<WeibodChild>> WeibodChild::Start(const std::string& weibo
   std::unique_ptr<WeibodChild> child(new WeibodChild(pid, endpoint));
   if (ready && endpoint.rfind("tcp://", 0) == 0) return child;
   child->Stop();
-  std::string why = LastLine(log_path);
+  std::string why = LogTail(log_path);
   return Status(Code::kUnavailable, "weibod (" + weibod + ") did not start" +
                                         (why.empty() ? std::string() : ": " + why));
 }

@@ -147,6 +147,8 @@ bool BrokerSaysAlive(const Json& view, const std::string& node, int64_t pid) {
   return false;
 }
 
+}  // namespace
+
 std::string LogTail(const std::string& path) {
   std::ifstream in(path);
   std::string line, last;
@@ -154,8 +156,6 @@ std::string LogTail(const std::string& path) {
     if (!line.empty()) last = line;
   return last;
 }
-
-}  // namespace
 
 std::string WeibodNextToProgram() {
   char self[4096];

@@ -74,6 +74,8 @@ Status ClusterDown(const ClusterOptions& options);
 // The weibod binary next to the running program (in the build tree or where both are
 // installed), else "weibod", to be found on PATH.
 std::string WeibodNextToProgram();
+// The last line of a daemon's log that is not empty ("" for none): why it did not start.
+std::string LogTail(const std::string& path);
 
 }  // namespace weibo
 
