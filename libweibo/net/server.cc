@@ -109,7 +109,9 @@ bool Readable(zmq::socket_t& socket, int timeout_ms, std::chrono::microseconds s
 
 // Serves until SIGTERM or SIGINT (net/signals.h). A signal interrupting a call is not an error.
 // Deferred work (the group commit of deliveries) is finished when no request has come for
-// kQuietMs, and at least every kIdleEveryMs under steady load.
+// kQuietMs, and at least every kIdleEveryMs under steady load. At start and then every
+// drain_interval_ms (0: never), when no request is waiting, one pass of the drain op applies
+// the jobs others left pending (Service::DrainPending).
 void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, int drain_interval_ms,
                       long* served) {
   using Clock = std::chrono::steady_clock;
