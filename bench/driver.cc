@@ -17,12 +17,11 @@ namespace {
 // loaded alike: both setups run embedded (a daemon would load the same rows, only slower),
 // then weibod is started on the second cluster and the measured ops alternate between the
 // two in blocks.
-Status RunPaired(Replayer& embedded, Replayer& daemon, const ReplayOptions& r,
+Status RunPaired(Replayer& embedded, Replayer& daemon, const std::string& dir,
                  const DriverOptions& options, const TraceModel& model, size_t ops) {
   Status s = embedded.Setup();
   if (s.ok()) s = daemon.Setup();
   if (!s.ok()) return s;
-  const std::string dir = r.data_dir + "-weibod";
   daemon.Close();  // syncs the setup's last deliveries and closes the shards: weibod's now
   auto weibod = WeibodChild::Start(options.weibod.empty() ? WeibodNextToProgram() : options.weibod,
                                    dir, options.cluster.group_commit, dir + "/weibod.log");
@@ -70,7 +69,7 @@ Result<std::vector<ModeRun>> RunModes(const Trace& trace, const TraceModel& mode
       d.data_dir = r.data_dir + "-weibod";
       d.progress = nullptr;  // the embedded replay shows the progress of both
       paired = std::make_unique<Replayer>(trace, model, d);
-      s = RunPaired(replayer, *paired, r, options, model, trace.size());
+      s = RunPaired(replayer, *paired, d.data_dir, options, model, trace.size());
     } else {
       s = replayer.Run();
     }

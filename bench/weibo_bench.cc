@@ -178,8 +178,9 @@ int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t de
   // explain sample.
   AfterMode after = [&](Replayer& r) -> Status {
     const std::string& feed = r.result().feed;
-    // A daemon's column shares its embedded twin's baseline, run on the same disk just now.
-    if (f.daemon && feed.find('/') != std::string::npos) {
+    // A daemon's column (storage not measured) shares its embedded twin's baseline, run on
+    // the same disk just now.
+    if (f.daemon && !r.result().storage_measured) {
       if (!raw.empty()) raw.push_back(raw.back());
       return Status::Ok();
     }
