@@ -23,10 +23,10 @@ struct DriverOptions {
   bool durable_setup = false, async = false, count_reads = false;
   std::string connect, token;  // a daemon instead of clusters of our own (feeds: "daemon")
   int timeout_ms = 10000;
-  // --daemon: each feed mode also runs through a weibod (this binary) on a second, identical
-  // cluster, interleaved with the embedded run in blocks of kPairBlock measured ops.
+  // --daemon: each feed mode also runs through a weibod on a second, identical cluster,
+  // interleaved with the embedded run in blocks of kPairBlock measured ops.
   bool daemon = false;
-  std::string weibod;
+  std::string weibod;  // that weibod's binary; empty: the one next to this program
 };
 
 // The measured ops of a paired run alternate between the embedded cluster and the daemon's

@@ -2,7 +2,8 @@
 # weibo-bench --daemon at a tiny size: each mode runs twice, embedded and through a weibod
 # the bench starts on an identical cluster, op blocks interleaved. The two columns did the
 # same ops without errors, the ratios are reported, both clusters pass weibo-fsck, and no
-# weibod is left behind. Nothing here looks at how large a timing or ratio is.
+# weibod is left behind. Nothing here looks at how large a timing or ratio is. Last, a
+# bench against a running daemon with a rate limit stops with a message saying why.
 # usage: daemon_pair.sh BIN_DIR PYTHON
 set -euo pipefail
 bin=${1:?usage: daemon_pair.sh BIN_DIR PYTHON} python=${2:?}
@@ -47,3 +48,20 @@ if "$bin/weibo-bench" run --users 30 --follows 3 --posts 2 --raw-txns 0 --feed p
 grep -q "unavailable: pull: weibod ($work/no-such-weibod) did not start" "$work/err" ||
   { cat "$work/err" >&2; exit 1; }
 echo "bench --daemon refusals: ok"
+
+# A running daemon with a per-peer rate limit refuses a bench that sends as fast as it can:
+# the run stops with unavailable (exit 5), and the message says how to measure.
+"$bin/weibo-init" --data "$work/limited" --shards 4 > /dev/null
+"$bin/weibod" --data "$work/limited" --bind 'tcp://127.0.0.1:*' --rate 5 \
+  > "$work/endpoint" 2> "$work/weibod.log" < /dev/null &
+pid=$!
+for _ in $(seq 200); do [ -s "$work/endpoint" ] && break; sleep 0.05; done
+rc=0
+"$bin/weibo-bench" run --users 30 --follows 3 --posts 2 --raw-txns 0 \
+  --connect "$(head -n 1 "$work/endpoint")" > /dev/null 2> "$work/err" || rc=$?
+kill -TERM $pid
+wait $pid
+[ $rc -eq 5 ] || { cat "$work/err" >&2; echo "rate-limited bench exited $rc, not 5" >&2; exit 1; }
+grep -q 'over the rate limit of 5 requests a second.*start weibod with --rate 0 to measure it' \
+  "$work/err" || { cat "$work/err" >&2; exit 1; }
+echo "bench against a rate-limited daemon: ok"
