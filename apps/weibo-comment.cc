@@ -6,8 +6,11 @@ int main(int argc, char** argv) {
   std::string user, msg, text;
   cmd.AddUser(&user);
   cmd.app().add_option("MSG", msg, "the message to comment on")->required();
-  cmd.app().add_option("TEXT", text, "the comment, or - to read it from standard input")->required();
+  cmd.app()
+      .add_option("TEXT", text, "the comment, or - to read it from standard input")
+      ->required();
   return cmd.Run(argc, argv, [&] {
-    return weibo::Request{"comment", {{"user", user}, {"msg", msg}, {"content", cmd.Content(text)}}};
+    return weibo::Request{"comment",
+                          {{"user", user}, {"msg", msg}, {"content", cmd.Content(text)}}};
   });
 }

@@ -8,5 +8,7 @@ int main(int argc, char** argv) {
   std::string user, msg;
   cmd.AddUser(&user);
   cmd.app().add_option("MSG", msg, "the message to delete")->required();
-  return cmd.Run(argc, argv, [&] { return weibo::Request{"delete", {{"user", user}, {"msg", msg}}}; });
+  return cmd.Run(argc, argv, [&] {
+    return weibo::Request{"delete", {{"user", user}, {"msg", msg}}};
+  });
 }

@@ -6,5 +6,7 @@ int main(int argc, char** argv) {
   std::string user, target;
   cmd.AddUser(&user);
   cmd.app().add_option("TARGET", target, "an id or @name")->required();
-  return cmd.Run(argc, argv, [&] { return weibo::Request{"follow", {{"user", user}, {"target", target}}}; });
+  return cmd.Run(argc, argv, [&] {
+    return weibo::Request{"follow", {{"user", user}, {"target", target}}};
+  });
 }

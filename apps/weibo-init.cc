@@ -8,10 +8,13 @@ int main(int argc, char** argv) {
   std::string feed = "hybrid", strategy = "gene";
   bool force = false;
   auto& app = cmd.app();
-  app.add_option("--shards", shards, "shard count, a power of two from 1 to 256")->capture_default_str();
+  app.add_option("--shards", shards, "shard count, a power of two from 1 to 256")
+      ->capture_default_str();
   app.add_option("--feed", feed, "feed mode: push, pull or hybrid")->capture_default_str();
-  app.add_option("--page-size", page_size, "comments and reposts per fixed page")->capture_default_str();
-  app.add_option("--strategy", strategy, "message sharding: gene, uid-mapping or tid")->capture_default_str();
+  app.add_option("--page-size", page_size, "comments and reposts per fixed page")
+      ->capture_default_str();
+  app.add_option("--strategy", strategy, "message sharding: gene, uid-mapping or tid")
+      ->capture_default_str();
   app.add_option("--inbox-cap", inbox_cap, "push inbox rows kept per user")->capture_default_str();
   app.add_option("--celebrity-threshold", celebrity_threshold,
                  "hybrid: fans from which an author is pulled")

@@ -7,7 +7,8 @@ int main(int argc, char** argv) {
   bool once = false;
   int interval_ms = 200;
   cmd.app().add_flag("--once", once, "one pass over every shard, print what it did, exit");
-  cmd.app().add_option("--interval", interval_ms, "milliseconds between idle passes")
+  cmd.app()
+      .add_option("--interval", interval_ms, "milliseconds between idle passes")
       ->check(CLI::Range(1, 60000))
       ->capture_default_str();
   return cmd.Run(argc, argv, [&] {

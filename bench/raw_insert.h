@@ -3,9 +3,10 @@
 //
 // A fresh database in WAL mode with synchronous=FULL (as every shard), the same table as
 // msg_index (user_id, msg_id, author_id, time, WITHOUT ROWID, the same primary key and,
-// like msg_index since schema version 8, no other index), and one BEGIN IMMEDIATE ... COMMIT per batch, where the batches are
-// the fan-out's per-shard groups of the workload (TraceModel::batches), so the rows per
-// transaction — and so the fsyncs per row — are those of a push fan-out.
+// like msg_index since schema version 8, no other index), and one BEGIN IMMEDIATE ... COMMIT per
+// batch, where the batches are the fan-out's per-shard groups of the workload
+// (TraceModel::batches), so the rows per transaction — and so the fsyncs per row — are those of a
+// push fan-out.
 #ifndef WEIBO_BENCH_RAW_INSERT_H_
 #define WEIBO_BENCH_RAW_INSERT_H_
 

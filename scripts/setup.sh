@@ -6,7 +6,7 @@ build=${WEIBO_BUILD_DIR:-$top/build}
 
 packages=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libcli11-dev nlohmann-json3-dev
           libzmq3-dev cppzmq-dev catch2 libsodium-dev zlib1g-dev libsimdjson-dev man-db groff-base python3
-          clang libclang-rt-14-dev)  # clang + libFuzzer: the fuzz.libfuzzer test
+          clang libclang-rt-14-dev clang-format)  # clang + libFuzzer: the fuzz.libfuzzer test
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -39,7 +39,8 @@ Json Delete(Context& ctx, const Json& args) {
     txn.Commit();  // nothing written
     return replay();
   }
-  if (!DeleteMsg(shard, msg.id)) Fail(Code::kNotFound, "no message with id " + std::to_string(msg.id));
+  if (!DeleteMsg(shard, msg.id))
+    Fail(Code::kNotFound, "no message with id " + std::to_string(msg.id));
   DeleteCounter(shard, msg.id);
   DeleteAuthorFeed(shard, msg.user_id, msg.id);
   DeleteInbox(shard, msg.user_id, msg.id);

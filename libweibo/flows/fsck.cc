@@ -42,7 +42,7 @@ struct Snapshot {
   std::vector<RelationMsgRow> msg_relations;
   std::set<std::pair<int64_t, int64_t>> inbox;  // (user, msg)
   std::vector<InboxRow> inbox_rows;
-  std::map<int64_t, int64_t> floors;  // inbox floor by user (tables/msg_index.h)
+  std::map<int64_t, int64_t> floors;                // inbox floor by user (tables/msg_index.h)
   std::set<std::pair<int64_t, int64_t>> active_on;  // (reader, author), hybrid
 
   int64_t Floor(int64_t user) const {
@@ -110,7 +110,8 @@ void CheckStorage(Context& ctx, Checker& c, bool repair) {
   if (repair) DrainAllPending(ctx);
   for (int i = 0; i < ctx.shards().count(); ++i) {
     int64_t pending = CountJobs(ctx.shards().At(i), 0);
-    if (pending > 0) c.Report("outbox", ctx.shards().At(i).name() + ": " + S(pending) + " pending job(s)");
+    if (pending > 0)
+      c.Report("outbox", ctx.shards().At(i).name() + ": " + S(pending) + " pending job(s)");
   }
 }
 
@@ -190,10 +191,10 @@ void CheckCounters(Context& ctx, Checker& c, const Snapshot& s) {
         have.commented == want.commented && have.transferred == want.transferred)
       continue;
     c.Violation("counters",
-                "message " + S(id) + " counts comments " + S(have.comments) + "/" + S(have.commented) +
-                    " reposts " + S(have.transfers) + "/" + S(have.transferred) + ", rows say " +
-                    S(want.comments) + "/" + S(want.commented) + " " + S(want.transfers) + "/" +
-                    S(want.transferred),
+                "message " + S(id) + " counts comments " + S(have.comments) + "/" +
+                    S(have.commented) + " reposts " + S(have.transfers) + "/" +
+                    S(have.transferred) + ", rows say " + S(want.comments) + "/" +
+                    S(want.commented) + " " + S(want.transfers) + "/" + S(want.transferred),
                 shard, [&](Shard& sh) { SetCounter(sh, want); });
   }
   for (const auto& [id, counter] : s.counters) {
@@ -223,8 +224,9 @@ void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
     const MsgRow& msg = m;
     if (id >= s.Floor(msg.user_id) && !s.inbox.count({msg.user_id, id}))
       c.Violation("inbox", "message " + S(id) + " is missing from its author's own inbox",
-                  shards.ForUser(msg.user_id),
-                  [&](Shard& sh) { InsertInbox(sh, {msg.user_id, msg.id, msg.user_id, msg.time}); });
+                  shards.ForUser(msg.user_id), [&](Shard& sh) {
+                    InsertInbox(sh, {msg.user_id, msg.id, msg.user_id, msg.time});
+                  });
   }
   if (ctx.config().feed == "pull") return;
   std::map<int64_t, std::vector<const MsgRow*>> posts;
@@ -239,10 +241,12 @@ void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
     for (const MsgRow* m : posts[other]) {
       if (m->time < since || m->id < floor || s.inbox.count({user, m->id})) continue;
       int64_t reader = user;
-      c.Violation("inbox", "post " + S(m->id) + " of user " + S(other) + " is missing from follower " +
-                               S(user) + "'s inbox",
-                  shards.ForUser(user),
-                  [&](Shard& sh) { InsertInbox(sh, {reader, m->id, m->user_id, m->time}); });
+      c.Violation("inbox",
+                  "post " + S(m->id) + " of user " + S(other) + " is missing from follower " +
+                      S(user) + "'s inbox",
+                  shards.ForUser(user), [&](Shard& sh) {
+                    InsertInbox(sh, {reader, m->id, m->user_id, m->time});
+                  });
     }
   }
 }

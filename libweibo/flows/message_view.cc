@@ -24,8 +24,8 @@ const char* TypeName(int type) {
 }  // namespace
 
 Json CountsJson(const CounterRow& c) {
-  return Json{{"comments", c.comments}, {"commented", c.commented}, {"reposts", c.transfers},
-              {"reposted", c.transferred}, {"likes", c.likes},     {"views", c.views}};
+  return Json{{"comments", c.comments},    {"commented", c.commented}, {"reposts", c.transfers},
+              {"reposted", c.transferred}, {"likes", c.likes},         {"views", c.views}};
 }
 
 std::string MessageView::UserName(int64_t user_id) {
@@ -46,12 +46,15 @@ Json MessageView::Render(int64_t msg_id) {
 Json MessageView::Render(const MsgRow& m) {
   Shard& shard = ctx_.shards().ForMsg(m.id);
   CounterRow c = GetCounter(shard, m.id).value_or(CounterRow{});
-  Json j{{"id", std::to_string(m.id)},     {"user_id", std::to_string(m.user_id)},
-         {"user_name", UserName(m.user_id)}, {"type", TypeName(m.type)},
-         {"content", m.content},             {"time", FormatTime(m.time)}};
+  Json j{{"id", std::to_string(m.id)},
+         {"user_id", std::to_string(m.user_id)},
+         {"user_name", UserName(m.user_id)},
+         {"type", TypeName(m.type)},
+         {"content", m.content},
+         {"time", FormatTime(m.time)}};
   if (m.ref_msg_id != 0) {
-    j["ref"] = Json{{"id", std::to_string(m.ref_msg_id)},
-                    {"user_id", std::to_string(m.ref_user_id)}};
+    j["ref"] =
+        Json{{"id", std::to_string(m.ref_msg_id)}, {"user_id", std::to_string(m.ref_user_id)}};
     auto rel = GetMsgRelation(ctx_.shards().ForMsg(m.ref_msg_id), m.user_id, m.id);
     j["page_index"] = rel ? Json(rel->page_index) : Json();
   } else {
@@ -63,8 +66,8 @@ Json MessageView::Render(const MsgRow& m) {
     j["root"] = nullptr;
   } else {
     auto root = GetMsg(ctx_.shards().ForMsg(m.root_msg_id), m.root_msg_id);
-    j["root"] = root ? Render(*root)
-                     : Json{{"id", std::to_string(m.root_msg_id)}, {"deleted", true}};
+    j["root"] =
+        root ? Render(*root) : Json{{"id", std::to_string(m.root_msg_id)}, {"deleted", true}};
   }
   return j;
 }

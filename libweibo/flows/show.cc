@@ -42,7 +42,8 @@ Json Show(Context& ctx, const Json& args) {
     CounterRow view;
     view.msg_id = msg_id;
     view.views = 1;
-    if (!AddCounter(shard, view)) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+    if (!AddCounter(shard, view))
+      Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
     txn.Commit();
   }
   Json m = MessageView(ctx).Render(msg_id);

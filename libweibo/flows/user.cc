@@ -8,12 +8,12 @@
 // A request with an id records it on the name's shard, in the transaction that claims the
 // name, with the new id (tables/request_log.h); the same id again gets the same reply
 // instead of user_exists.
+#include <algorithm>
+#include <optional>
+
 #include "flows/flows.h"
 #include "storage/failure.h"
 #include "tables/user_name.h"
-
-#include <algorithm>
-#include <optional>
 
 namespace weibo {
 

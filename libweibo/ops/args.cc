@@ -75,15 +75,16 @@ int64_t Id(const std::string& what, const Json& value, int64_t max) {
       return value.get<int64_t>();
   } else if (value.is_string()) {
     const std::string s = value.get<std::string>();
-    bool digits = !s.empty() && s.size() <= 19 && s.find_first_not_of("0123456789") == std::string::npos;
+    bool digits =
+        !s.empty() && s.size() <= 19 && s.find_first_not_of("0123456789") == std::string::npos;
     if (digits) {
       unsigned long long v = std::stoull(s);
       if (v >= 1 && v <= static_cast<unsigned long long>(max)) return static_cast<int64_t>(v);
     }
   }
   std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
-  Fail(Code::kInvalidArgument,
-       what + " must be a positive decimal id up to " + std::to_string(max) + ", not '" + shown + "'");
+  Fail(Code::kInvalidArgument, what + " must be a positive decimal id up to " +
+                                   std::to_string(max) + ", not '" + shown + "'");
 }
 
 Json User(const Json& value) {
@@ -126,7 +127,8 @@ Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
       if (!value.is_array() || value.empty() || value.size() > kMaxCount)
         Fail(Code::kInvalidArgument, "msgs must be a list of 1 to 200 message ids");
       Json out = Json::array();
-      for (const auto& v : value) out.push_back(Id("a message id", v, std::numeric_limits<int64_t>::max()));
+      for (const auto& v : value)
+        out.push_back(Id("a message id", v, std::numeric_limits<int64_t>::max()));
       return out;
     }
     case ArgType::kText:
@@ -162,7 +164,8 @@ Json ValidateArgs(const OpSpec& op, const Json& args) {
     auto it = args.find(spec.name);
     if (it == args.end() || it->is_null()) {
       if (spec.required)
-        Fail(Code::kInvalidRequest, std::string(op.name) + " needs the argument '" + spec.name + "'");
+        Fail(Code::kInvalidRequest,
+             std::string(op.name) + " needs the argument '" + spec.name + "'");
       continue;
     }
     out[spec.name] = One(op, spec, *it);

@@ -24,8 +24,8 @@ std::string Counts(const Json& c) {
 std::string Message(const Json& m) {
   std::ostringstream out;
   std::string type = m.at("type").get<std::string>();
-  out << "#" << m.at("id").get<std::string>() << " @" << m.at("user_name").get<std::string>()
-      << " " << m.at("time").get<std::string>() << " " << type;
+  out << "#" << m.at("id").get<std::string>() << " @" << m.at("user_name").get<std::string>() << " "
+      << m.at("time").get<std::string>() << " " << type;
   if (!m.at("ref").is_null()) {
     out << (type == "comment" ? " on #" : " of #") << m.at("ref").at("id").get<std::string>();
     if (!m.at("page_index").is_null()) out << " page " << m.at("page_index").get<int64_t>();
@@ -92,7 +92,8 @@ std::string RenderText(const std::string& op, const Json& r) {
   if (op == "delete") return "deleted #" + r.at("id").get<std::string>() + "\n";
   if (op == "count") {
     std::string out;
-    for (const auto& c : r) out += "#" + c.at("id").get<std::string>() + " " + Counts(c.at("counts")) + "\n";
+    for (const auto& c : r)
+      out += "#" + c.at("id").get<std::string>() + " " + Counts(c.at("counts")) + "\n";
     return out;
   }
   if (op == "fsck") return Fsck(r);

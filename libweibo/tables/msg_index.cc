@@ -11,8 +11,9 @@ namespace weibo {
 
 void InsertInbox(Shard& shard, const InboxRow& r) {
   shard
-      .Query("INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
-             "VALUES (?, ?, ?, ?)")
+      .Query(
+          "INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
+          "VALUES (?, ?, ?, ?)")
       .Bind(1, r.user_id)
       .Bind(2, r.msg_id)
       .Bind(3, r.author_id)
@@ -102,8 +103,9 @@ void MaybeTrimInbox(Shard& shard, int64_t user, int64_t msg_id, int64_t cap) {
 
 void RaiseInboxFloor(Shard& shard, int64_t user, int64_t floor) {
   shard
-      .Query("INSERT INTO inbox_floor(user_id, floor_msg_id) VALUES (?1, ?2) "
-             "ON CONFLICT(user_id) DO UPDATE SET floor_msg_id = max(floor_msg_id, ?2)")
+      .Query(
+          "INSERT INTO inbox_floor(user_id, floor_msg_id) VALUES (?1, ?2) "
+          "ON CONFLICT(user_id) DO UPDATE SET floor_msg_id = max(floor_msg_id, ?2)")
       .Bind(1, user)
       .Bind(2, floor)
       .Run();

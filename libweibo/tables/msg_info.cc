@@ -7,8 +7,9 @@
 namespace weibo {
 namespace {
 
-#define WEIBO_MSG_COLUMNS \
-  "SELECT msg_id, user_id, content, type, ref_msg_id, ref_user_id, root_msg_id, root_user_id, time FROM msg_info "
+#define WEIBO_MSG_COLUMNS                                                                       \
+  "SELECT msg_id, user_id, content, type, ref_msg_id, ref_user_id, root_msg_id, root_user_id, " \
+  "time FROM msg_info "
 
 MsgRow ReadRow(Stmt& s) {
   MsgRow r;
@@ -59,7 +60,10 @@ bool DeleteMsg(Shard& shard, int64_t id) {
 }
 
 void UpdateContent(Shard& shard, int64_t id, const std::string& content) {
-  shard.Query("UPDATE msg_info SET content = ? WHERE msg_id = ?").Bind(1, content).Bind(2, id).Run();
+  shard.Query("UPDATE msg_info SET content = ? WHERE msg_id = ?")
+      .Bind(1, content)
+      .Bind(2, id)
+      .Run();
 }
 
 std::vector<MsgRow> AuthorPosts(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
@@ -71,8 +75,8 @@ std::vector<MsgRow> AuthorPosts(Shard& shard, int64_t user, int64_t max_id, int6
   return ReadAll(s);
 }
 
-std::vector<MsgRow> AuthorMessages(Shard& shard, int64_t user, int64_t max_id,
-                                   int64_t since_id, int64_t limit) {
+std::vector<MsgRow> AuthorMessages(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
+                                   int64_t limit) {
   Stmt& s = shard.Query(WEIBO_MSG_COLUMNS
                         "WHERE user_id = ? AND msg_id < ? AND msg_id > ? "
                         "ORDER BY msg_id DESC LIMIT ?");

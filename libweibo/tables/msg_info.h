@@ -37,8 +37,8 @@ void UpdateContent(Shard& shard, int64_t id, const std::string& content);
 std::vector<MsgRow> AuthorPosts(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
                                 int64_t limit);
 // Every message of the author, all types, same window.
-std::vector<MsgRow> AuthorMessages(Shard& shard, int64_t user, int64_t max_id,
-                                   int64_t since_id, int64_t limit);
+std::vector<MsgRow> AuthorMessages(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
+                                   int64_t limit);
 std::vector<MsgRow> AllMsgs(Shard& shard);
 
 }  // namespace weibo

@@ -5,7 +5,7 @@
 namespace weibo {
 namespace {
 
-#define WEIBO_REL_COLUMNS                                                            \
+#define WEIBO_REL_COLUMNS                                                           \
   "SELECT reference_id, reference_msg_id, referenced_id, referenced_msg_id, type, " \
   "time, page_index FROM msg_msg_relation "
 
@@ -25,9 +25,10 @@ RelationMsgRow ReadRow(Stmt& s) {
 
 bool InsertMsgRelation(Shard& shard, const RelationMsgRow& r) {
   return shard
-             .Query("INSERT OR IGNORE INTO msg_msg_relation(reference_id, reference_msg_id, "
-                    "referenced_id, referenced_msg_id, type, time, page_index) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)")
+             .Query(
+                 "INSERT OR IGNORE INTO msg_msg_relation(reference_id, reference_msg_id, "
+                 "referenced_id, referenced_msg_id, type, time, page_index) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?)")
              .Bind(1, r.reference_id)
              .Bind(2, r.reference_msg_id)
              .Bind(3, r.referenced_id)
@@ -49,8 +50,7 @@ std::optional<RelationMsgRow> GetMsgRelation(Shard& shard, int64_t reference_id,
 }
 
 bool DeleteMsgRelation(Shard& shard, int64_t reference_id, int64_t reference_msg_id) {
-  return shard
-             .Query("DELETE FROM msg_msg_relation WHERE reference_id = ? AND reference_msg_id = ?")
+  return shard.Query("DELETE FROM msg_msg_relation WHERE reference_id = ? AND reference_msg_id = ?")
              .Bind(1, reference_id)
              .Bind(2, reference_msg_id)
              .Run() > 0;

@@ -54,8 +54,9 @@ int64_t UsersBound(Shard& shard, int shards) {
 
 void InsertUser(Shard& shard, const UserRow& r) {
   shard
-      .Query("INSERT OR IGNORE INTO user_info(user_id, user_name, created, last_active) "
-             "VALUES (?, ?, ?, ?)")
+      .Query(
+          "INSERT OR IGNORE INTO user_info(user_id, user_name, created, last_active) "
+          "VALUES (?, ?, ?, ?)")
       .Bind(1, r.id)
       .Bind(2, r.name)
       .Bind(3, r.created)
@@ -65,8 +66,9 @@ void InsertUser(Shard& shard, const UserRow& r) {
 
 void AddUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows) {
   shard
-      .Query("UPDATE user_info SET msg_count = msg_count + ?, fans_count = fans_count + ?, "
-             "follow_count = follow_count + ? WHERE user_id = ?")
+      .Query(
+          "UPDATE user_info SET msg_count = msg_count + ?, fans_count = fans_count + ?, "
+          "follow_count = follow_count + ? WHERE user_id = ?")
       .Bind(1, msgs)
       .Bind(2, fans)
       .Bind(3, follows)
@@ -76,8 +78,9 @@ void AddUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t
 
 void SetUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows) {
   shard
-      .Query("UPDATE user_info SET msg_count = ?, fans_count = ?, follow_count = ? "
-             "WHERE user_id = ?")
+      .Query(
+          "UPDATE user_info SET msg_count = ?, fans_count = ?, follow_count = ? "
+          "WHERE user_id = ?")
       .Bind(1, msgs)
       .Bind(2, fans)
       .Bind(3, follows)

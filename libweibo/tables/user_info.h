@@ -21,7 +21,7 @@ struct UserRow {
   std::string name;
   int64_t msg_count = 0, fans_count = 0, follow_count = 0;
   int64_t created = 0, last_active = 0;
-  bool pulled = false;  // hybrid: has reached the celebrity threshold (pulled for good)
+  bool pulled = false;        // hybrid: has reached the celebrity threshold (pulled for good)
   int64_t lists_touched = 0;  // hybrid: when the user last joined the followees' active lists
 };
 

@@ -33,14 +33,14 @@ namespace {
 constexpr int kPageSize = 5;
 int g_failures = 0;
 
-#define EXPECT_EQ(got, want, what)                                                        \
-  do {                                                                                    \
-    auto got_ = (got);                                                                    \
-    auto want_ = (want);                                                                  \
-    if (!(got_ == want_)) {                                                               \
-      ++g_failures;                                                                       \
-      std::cerr << "FAIL " << what << ": got " << got_ << ", want " << want_ << "\n";     \
-    }                                                                                     \
+#define EXPECT_EQ(got, want, what)                                                    \
+  do {                                                                                \
+    auto got_ = (got);                                                                \
+    auto want_ = (want);                                                              \
+    if (!(got_ == want_)) {                                                           \
+      ++g_failures;                                                                   \
+      std::cerr << "FAIL " << what << ": got " << got_ << ", want " << want_ << "\n"; \
+    }                                                                                 \
   } while (0)
 
 struct Plan {
@@ -95,10 +95,12 @@ int Child(const std::string& dir, const Plan& plan, int i, const std::vector<std
     switch (Plan::Kind(k)) {
       case 0:
       case 1:
-        run("post", {{"user", me}, {"content", "post " + std::to_string(k) + " by " + std::to_string(me)}});
+        run("post",
+            {{"user", me}, {"content", "post " + std::to_string(k) + " by " + std::to_string(me)}});
         break;
       case 2:
-        run("comment", {{"user", me}, {"msg", target}, {"content", "comment " + std::to_string(k)}});
+        run("comment",
+            {{"user", me}, {"msg", target}, {"content", "comment " + std::to_string(k)}});
         break;
       case 3:
         run("repost", {{"user", me}, {"msg", target}, {"content", "repost " + std::to_string(k)}});
@@ -184,7 +186,8 @@ int main(int argc, char** argv) {
           comments += Plan::Kind(k) == 2;
           reposts += Plan::Kind(k) == 3;
         }
-    weibo::Json c = MustRun(*e, "count", {{"msgs", weibo::Json::array({seeds[j]})}})[0].at("counts");
+    weibo::Json c =
+        MustRun(*e, "count", {{"msgs", weibo::Json::array({seeds[j]})}})[0].at("counts");
     EXPECT_EQ(c.at("comments").get<int>(), comments, "comments of seed " << j);
     EXPECT_EQ(c.at("commented").get<int>(), comments, "commented of seed " << j);
     EXPECT_EQ(c.at("reposts").get<int>(), reposts, "reposts of seed " << j);
@@ -244,9 +247,11 @@ int main(int argc, char** argv) {
   };
   std::cout << feed << ": " << plan.procs << " processes x " << plan.writes << " writes in "
             << seconds(started, writes_done) << " s, checks in "
-            << seconds(writes_done, std::chrono::steady_clock::now()) << " s, "
-            << g_failures << " failure(s)\n";
-  if (g_failures == 0) std::filesystem::remove_all(dir);
-  else std::cerr << "cluster kept in " << dir << "\n";
+            << seconds(writes_done, std::chrono::steady_clock::now()) << " s, " << g_failures
+            << " failure(s)\n";
+  if (g_failures == 0)
+    std::filesystem::remove_all(dir);
+  else
+    std::cerr << "cluster kept in " << dir << "\n";
   return g_failures == 0 ? 0 : 1;
 }

@@ -5,10 +5,9 @@
 #ifndef WEIBO_CLI_H_
 #define WEIBO_CLI_H_
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "weibo/request.h"
 

@@ -14,24 +14,24 @@ namespace weibo {
 
 enum class Code {
   kOk,
-  kInvalidArgument,    // malformed id, option out of range, bad name, control character,
-                       // empty content (exit 2)
-  kContentTooLong,     // over 140 code points (exit 1)
-  kInvalidUtf8,        // bytes that are not valid UTF-8 (exit 1)
-  kNotFound,           // unknown user or message, or no such page (exit 1)
-  kUserExists,         // the name is taken (exit 1)
-  kAlreadyFollowing,   // (exit 1)
-  kNotFollowing,       // (exit 1)
-  kCannotFollowSelf,   // (exit 1)
-  kForbidden,          // acting on another user's message (exit 1)
-  kTokenMissing,       // (exit 3)
-  kTokenInvalid,       // (exit 3)
-  kTokenExpired,       // (exit 3)
-  kTokenRevoked,       // (exit 3)
-  kStorageError,       // missing/foreign/corrupt shard, locked past the timeout (exit 4)
-  kUnavailable,        // daemon unreachable or timed out (exit 5)
-  kRequestTooLarge,    // (exit 2)
-  kInvalidRequest,     // malformed request: unknown op, missing argument (exit 2)
+  kInvalidArgument,   // malformed id, option out of range, bad name, control character,
+                      // empty content (exit 2)
+  kContentTooLong,    // over 140 code points (exit 1)
+  kInvalidUtf8,       // bytes that are not valid UTF-8 (exit 1)
+  kNotFound,          // unknown user or message, or no such page (exit 1)
+  kUserExists,        // the name is taken (exit 1)
+  kAlreadyFollowing,  // (exit 1)
+  kNotFollowing,      // (exit 1)
+  kCannotFollowSelf,  // (exit 1)
+  kForbidden,         // acting on another user's message (exit 1)
+  kTokenMissing,      // (exit 3)
+  kTokenInvalid,      // (exit 3)
+  kTokenExpired,      // (exit 3)
+  kTokenRevoked,      // (exit 3)
+  kStorageError,      // missing/foreign/corrupt shard, locked past the timeout (exit 4)
+  kUnavailable,       // daemon unreachable or timed out (exit 5)
+  kRequestTooLarge,   // (exit 2)
+  kInvalidRequest,    // malformed request: unknown op, missing argument (exit 2)
 };
 
 // The stable machine string of a code, e.g. "not_found".
@@ -60,7 +60,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit on purpose
   Result(Status status) : status_(std::move(status)) {}  // NOLINT
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }

@@ -17,7 +17,8 @@ TEST_CASE("comment: the n-th comment gets page_index (n - 1) / page_size (page_s
   int64_t m = c.Post(a, "original");
   std::vector<int64_t> comments;
   for (int n = 1; n <= 7; ++n) {
-    Json r = c.Run("comment", {{"user", n % 2 ? b : a}, {"msg", std::to_string(m)},
+    Json r = c.Run("comment", {{"user", n % 2 ? b : a},
+                               {"msg", std::to_string(m)},
                                {"content", "c" + std::to_string(n)}});
     INFO("comment " << n);
     REQUIRE(r.at("type") == "comment");
@@ -27,8 +28,12 @@ TEST_CASE("comment: the n-th comment gets page_index (n - 1) / page_size (page_s
     REQUIRE(r.at("root").at("counts").at("commented") == n);
     comments.push_back(IdOf(r));
   }
-  REQUIRE(c.Counts(m) == Json{{"comments", 7}, {"commented", 7}, {"reposts", 0}, {"reposted", 0},
-                              {"likes", 0}, {"views", 0}});
+  REQUIRE(c.Counts(m) == Json{{"comments", 7},
+                              {"commented", 7},
+                              {"reposts", 0},
+                              {"reposted", 0},
+                              {"likes", 0},
+                              {"views", 0}});
   REQUIRE(c.CommentPage(m, 0) == std::vector<int64_t>{comments[0], comments[1]});
   REQUIRE(c.CommentPage(m, 1) == std::vector<int64_t>{comments[2], comments[3]});
   REQUIRE(c.CommentPage(m, 2) == std::vector<int64_t>{comments[4], comments[5]});
@@ -98,10 +103,12 @@ TEST_CASE("comment: errors") {
   int64_t a = c.AddUser("alice");
   int64_t m = c.Post(a, "x");
   REQUIRE(c.CodeOf("comment", {{"user", a}, {"msg", m}}) == Code::kInvalidRequest);
-  REQUIRE(c.CodeOf("comment", {{"user", a}, {"msg", m}, {"content", ""}}) == Code::kInvalidArgument);
+  REQUIRE(c.CodeOf("comment", {{"user", a}, {"msg", m}, {"content", ""}}) ==
+          Code::kInvalidArgument);
   REQUIRE(c.CodeOf("comment", {{"user", a}, {"msg", m}, {"content", std::string(141, 'y')}}) ==
           Code::kContentTooLong);
-  REQUIRE(c.CodeOf("comment", {{"user", a}, {"msg", m + 256}, {"content", "z"}}) == Code::kNotFound);
+  REQUIRE(c.CodeOf("comment", {{"user", a}, {"msg", m + 256}, {"content", "z"}}) ==
+          Code::kNotFound);
   REQUIRE(c.CodeOf("comment", {{"user", 42}, {"msg", m}, {"content", "z"}}) == Code::kNotFound);
   REQUIRE(c.Counts(m).at("commented") == 0);
   REQUIRE(c.User(a).at("msg_count") == 1);

@@ -37,8 +37,8 @@ TEST_CASE("delete: a comment by its author or by the owner of the commented mess
   REQUIRE(c.CodeOf("delete", {{"user", d}, {"msg", c1}}) == Code::kForbidden);
   // alice owns m, not c1: she may not delete a reply to a comment on her post.
   REQUIRE(c.CodeOf("delete", {{"user", a}, {"msg", reply}}) == Code::kForbidden);
-  c.Delete(a, c1);  // the owner of the commented message
-  c.Delete(b, c2);  // the comment's author
+  c.Delete(a, c1);     // the owner of the commented message
+  c.Delete(b, c2);     // the comment's author
   c.Delete(b, reply);  // bob owns c1, which reply comments on
   REQUIRE(c.User(b).at("msg_count") == 0);
   REQUIRE(c.User(d).at("msg_count") == 0);
@@ -103,8 +103,8 @@ TEST_CASE("delete in push mode: followers' inbox rows are purged, and never show
   auto rows_of = [&](int64_t msg) {
     int64_t n = 0;
     for (int s = 0; s < 4; ++s)
-      n += RawDb(c.ShardPath(s)).Int("SELECT count(*) FROM msg_index WHERE msg_id = " +
-                                     std::to_string(msg));
+      n += RawDb(c.ShardPath(s))
+               .Int("SELECT count(*) FROM msg_index WHERE msg_id = " + std::to_string(msg));
     return n;
   };
   REQUIRE(rows_of(gone) == 7);

@@ -67,7 +67,6 @@ TEST_CASE(
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
-
 TEST_CASE("feeds: pull scans a shard's outboxes for a reader who follows most of its authors") {
   Cluster c(ClusterOptions{1, "pull"});
   int64_t reader = c.AddUser("reader"), a = c.AddUser("a"), b = c.AddUser("b"), d = c.AddUser("d"),

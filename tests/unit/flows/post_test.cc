@@ -39,8 +39,12 @@ TEST_CASE("post: the result is the message JSON of SPEC §10") {
   REQUIRE(m.at("ref").is_null());
   REQUIRE(m.at("page_index").is_null());
   REQUIRE(m.at("root").is_null());
-  REQUIRE(m.at("counts") == Json{{"comments", 0}, {"commented", 0}, {"reposts", 0},
-                                 {"reposted", 0}, {"likes", 0}, {"views", 0}});
+  REQUIRE(m.at("counts") == Json{{"comments", 0},
+                                 {"commented", 0},
+                                 {"reposts", 0},
+                                 {"reposted", 0},
+                                 {"likes", 0},
+                                 {"views", 0}});
   REQUIRE(c.User(a).at("msg_count") == 1);
 }
 
@@ -116,7 +120,8 @@ TEST_CASE("post: content rules — 140 code points, UTF-8, not empty") {
   std::string longest = Repeat("微", 140);
   REQUIRE(c.Run("post", {{"user", a}, {"content", longest}}).at("content") == longest);
   REQUIRE(c.CodeOf("post", {{"user", a}, {"content", Repeat("微", 141)}}) == Code::kContentTooLong);
-  REQUIRE(c.CodeOf("post", {{"user", a}, {"content", std::string("bad \xff")}}) == Code::kInvalidUtf8);
+  REQUIRE(c.CodeOf("post", {{"user", a}, {"content", std::string("bad \xff")}}) ==
+          Code::kInvalidUtf8);
   REQUIRE(c.CodeOf("post", {{"user", a}, {"content", ""}}) == Code::kInvalidArgument);
   REQUIRE(c.CodeOf("post", {{"user", a}, {"content", " \t"}}) != Code::kOk);
   REQUIRE(c.CodeOf("post", {{"user", 9}, {"content", "x"}}) == Code::kNotFound);
@@ -148,8 +153,8 @@ TEST_CASE("post in push mode: one inbox row per follower across every shard") {
   int64_t p = c.Post(author, "to everyone");
   int64_t rows = 0;
   for (int s = 0; s < 4; ++s)
-    rows += RawDb(c.ShardPath(s)).Int("SELECT count(*) FROM msg_index WHERE msg_id = " +
-                                      std::to_string(p));
+    rows += RawDb(c.ShardPath(s))
+                .Int("SELECT count(*) FROM msg_index WHERE msg_id = " + std::to_string(p));
   REQUIRE(rows == 13);  // 12 fans and the author
   for (int64_t fan = 2; fan <= 13; ++fan) REQUIRE(c.TimelineIds(fan) == std::vector<int64_t>{p});
 }

@@ -27,8 +27,12 @@ TEST_CASE("repost: the message JSON has ref, page_index and the root message") {
   REQUIRE(r.at("root").at("counts").at("reposted") == 1);
   Json with_text = c.Run("repost", {{"user", b}, {"msg", m}, {"content", "看看这个"}});
   REQUIRE(with_text.at("content") == "看看这个");
-  REQUIRE(c.Counts(m) == Json{{"comments", 0}, {"commented", 0}, {"reposts", 2}, {"reposted", 2},
-                              {"likes", 0}, {"views", 0}});
+  REQUIRE(c.Counts(m) == Json{{"comments", 0},
+                              {"commented", 0},
+                              {"reposts", 2},
+                              {"reposted", 2},
+                              {"likes", 0},
+                              {"views", 0}});
   REQUIRE(c.User(b).at("msg_count") == 2);
   REQUIRE(c.User(a).at("msg_count") == 1);
   (void)a;

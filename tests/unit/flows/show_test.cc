@@ -62,11 +62,21 @@ TEST_CASE("count: all counters of many messages in one call, in the order asked"
   Json r = c.Run("count", {{"msgs", Json::array({std::to_string(m2), std::to_string(m1)})}});
   REQUIRE(r == Json::array({
                    Json{{"id", std::to_string(m2)},
-                        {"counts", {{"comments", 0}, {"commented", 0}, {"reposts", 1},
-                                    {"reposted", 1}, {"likes", 0}, {"views", 0}}}},
+                        {"counts",
+                         {{"comments", 0},
+                          {"commented", 0},
+                          {"reposts", 1},
+                          {"reposted", 1},
+                          {"likes", 0},
+                          {"views", 0}}}},
                    Json{{"id", std::to_string(m1)},
-                        {"counts", {{"comments", 2}, {"commented", 2}, {"reposts", 0},
-                                    {"reposted", 0}, {"likes", 0}, {"views", 0}}}},
+                        {"counts",
+                         {{"comments", 2},
+                          {"commented", 2},
+                          {"reposts", 0},
+                          {"reposted", 0},
+                          {"likes", 0},
+                          {"views", 0}}}},
                }));
   REQUIRE(c.CodeOf("count", {{"msgs", Json::array({m1, m1 + 256 * 1000})}}) == Code::kNotFound);
   REQUIRE(c.CodeOf("count", {{"msgs", Json::array()}}) == Code::kInvalidArgument);

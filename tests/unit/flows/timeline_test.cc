@@ -115,7 +115,8 @@ TEST_CASE("timeline: --page P skips P pages of count items") {
     REQUIRE(f.c.TimelineIds(f.a, {{"count", 7}, {"page", page}}) ==
             Slice(f.newest_first, page * 7, 7));
   }
-  REQUIRE(f.c.TimelineIds(f.a, {{"count", 5}, {"page", 2}, {"max_id", std::to_string(f.newest_first[3])}}) ==
+  REQUIRE(f.c.TimelineIds(
+              f.a, {{"count", 5}, {"page", 2}, {"max_id", std::to_string(f.newest_first[3])}}) ==
           Slice(f.newest_first, 14, 5));
 }
 
@@ -259,7 +260,10 @@ TEST_CASE("feed modes: push, pull and hybrid give the same home timelines") {
   // deletes, unfollows and re-follows interleave.
   auto made = std::make_shared<Made>();
   std::vector<Scenario::Step> steps = {
-      [=](Cluster& c) { made->ids.clear(); c.Follow(2, 1); },
+      [=](Cluster& c) {
+        made->ids.clear();
+        c.Follow(2, 1);
+      },
       [=](Cluster& c) { made->ids.push_back(c.Post(1, "a1: one fan, pushed")); },
       [=](Cluster& c) { c.Follow(3, 1); },  // user 1 is a celebrity in hybrid now
       [=](Cluster& c) { made->ids.push_back(c.Post(1, "a2: pulled")); },
@@ -272,7 +276,7 @@ TEST_CASE("feed modes: push, pull and hybrid give the same home timelines") {
       [=](Cluster& c) { c.Follow(4, 1); },
       [=](Cluster& c) { made->ids.push_back(c.Post(1, "a3")); },
       [=](Cluster& c) { c.Delete(1, (*made)[2]); },  // a2 goes; c's repost of it stays
-      [=](Cluster& c) { c.Unfollow(2, 1); },          // user 1 keeps 2 fans
+      [=](Cluster& c) { c.Unfollow(2, 1); },         // user 1 keeps 2 fans
       [=](Cluster& c) { c.Follow(5, 3); },
       [=](Cluster& c) { made->ids.push_back(c.Post(3, "c1")); },
       [=](Cluster& c) { c.Follow(5, 1); },

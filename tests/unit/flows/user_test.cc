@@ -18,7 +18,10 @@ std::vector<std::string> Keys(const Json& j) {
 TEST_CASE("user_add: ids are sequential from 1, the result is the user JSON of SPEC §10") {
   Cluster c;
   Json first = c.Run("user_add", {{"name", "alice"}});
-  REQUIRE(first == Json{{"id", "1"}, {"name", "alice"}, {"msg_count", 0}, {"fans_count", 0},
+  REQUIRE(first == Json{{"id", "1"},
+                        {"name", "alice"},
+                        {"msg_count", 0},
+                        {"fans_count", 0},
                         {"follow_count", 0}});
   REQUIRE(Keys(first) ==
           std::vector<std::string>{"id", "name", "msg_count", "fans_count", "follow_count"});
@@ -78,9 +81,8 @@ TEST_CASE("user_add: the user's row is on shard(id mod N), the name on its hash'
       int64_t rows = db.Int("SELECT count(*) FROM user_info WHERE user_id = " + std::to_string(id));
       REQUIRE(rows == (s == id % 8 ? 1 : 0));
       std::string name = "n" + std::to_string(id);
-      int64_t names =
-          db.Int("SELECT count(*) FROM user_name WHERE user_name = '" + name + "' AND user_id = " +
-                 std::to_string(id));
+      int64_t names = db.Int("SELECT count(*) FROM user_name WHERE user_name = '" + name +
+                             "' AND user_id = " + std::to_string(id));
       REQUIRE(names == (s == set.ShardOfName(name) ? 1 : 0));
     }
   }

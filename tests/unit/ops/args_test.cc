@@ -26,9 +26,9 @@ std::string Repeat(const std::string& s, int n) {
 }
 
 TEST_CASE("operation table: every core op of SPEC §11 is listed once with its arguments") {
-  for (const char* name : {"user_add", "user_show", "user_list", "follow", "unfollow", "post",
-                           "repost", "comment", "delete", "timeline", "show", "comments",
-                           "reposts", "count", "init", "fsck"}) {
+  for (const char* name :
+       {"user_add", "user_show", "user_list", "follow", "unfollow", "post", "repost", "comment",
+        "delete", "timeline", "show", "comments", "reposts", "count", "init", "fsck"}) {
     INFO(name);
     const OpSpec* op = FindOperation(name);
     REQUIRE(op != nullptr);
@@ -39,7 +39,8 @@ TEST_CASE("operation table: every core op of SPEC §11 is listed once with its a
   REQUIRE_FALSE(Op("timeline").writes);
   std::vector<std::string> names;
   for (const auto& a : Op("timeline").args) names.push_back(a.name);
-  REQUIRE(names == std::vector<std::string>{"user", "count", "max_id", "since_id", "page", "posts"});
+  REQUIRE(names ==
+          std::vector<std::string>{"user", "count", "max_id", "since_id", "page", "posts"});
 }
 
 TEST_CASE("CountCodePoints: code points of valid UTF-8, -1 for invalid bytes") {
@@ -75,7 +76,9 @@ TEST_CASE("content: empty, blank and control characters are refused") {
   REQUIRE(CodeOf("post", {{"user", 1}, {"content", ""}}) == Code::kInvalidArgument);
   REQUIRE(CodeOf("post", {{"user", 1}, {"content", "   "}}) == Code::kInvalidArgument);
   REQUIRE(CodeOf("post", {{"user", 1}, {"content", "\xe3\x80\x80"}}) == Code::kInvalidArgument);
-  for (const char* bad : {"a\x01" "b", "tab\there", "new\nline", "del\x7f", "c1\xc2\x85"}) {
+  for (const char* bad : {"a\x01"
+                          "b",
+                          "tab\there", "new\nline", "del\x7f", "c1\xc2\x85"}) {
     INFO(bad);
     // status.h files control characters under invalid_utf8, args.cc under
     // invalid_argument; SPEC §10 only says they are refused.
@@ -106,9 +109,9 @@ TEST_CASE("users: a positive 32-bit id (number or digits) or @name") {
   REQUIRE(ValidateArgs(Op("user_show"), {{"user", 42}}).at("user") == 42);
   REQUIRE(ValidateArgs(Op("user_show"), {{"user", "4294967295"}}).at("user") == 4294967295LL);
   REQUIRE(ValidateArgs(Op("user_show"), {{"user", "@alice"}}).at("user") == "@alice");
-  for (const Json& bad : {Json("0"), Json(0), Json(-1), Json("-1"), Json("4294967296"),
-                          Json("abc"), Json("1.5"), Json(1.5), Json(""), Json("@"),
-                          Json("@a b"), Json(true), Json(" 1")}) {
+  for (const Json& bad :
+       {Json("0"), Json(0), Json(-1), Json("-1"), Json("4294967296"), Json("abc"), Json("1.5"),
+        Json(1.5), Json(""), Json("@"), Json("@a b"), Json(true), Json(" 1")}) {
     INFO(bad.dump());
     REQUIRE(CodeOf("user_show", {{"user", bad}}) == Code::kInvalidArgument);
   }
@@ -123,7 +126,8 @@ TEST_CASE("message ids: positive 63-bit decimal ids, as numbers or strings") {
     INFO(bad.dump());
     REQUIRE(CodeOf("show", {{"msg", bad}}) == Code::kInvalidArgument);
   }
-  REQUIRE(ValidateArgs(Op("count"), {{"msgs", Json::array({"1", 2})}}).at("msgs") == Json::array({1, 2}));
+  REQUIRE(ValidateArgs(Op("count"), {{"msgs", Json::array({"1", 2})}}).at("msgs") ==
+          Json::array({1, 2}));
   REQUIRE(CodeOf("count", {{"msgs", Json::array()}}) == Code::kInvalidArgument);
   REQUIRE(CodeOf("count", {{"msgs", "1"}}) == Code::kInvalidArgument);
   REQUIRE(CodeOf("count", {{"msgs", Json::array({"1", "x"})}}) == Code::kInvalidArgument);

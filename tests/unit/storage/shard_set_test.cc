@@ -97,7 +97,10 @@ TEST_CASE("ShardSet::Create over an existing cluster: refused without force, rep
   REQUIRE(FailureCode([&] { ShardSet::Create(dir.path(), Config(4), false); }) ==
           Code::kInvalidArgument);
   REQUIRE(ReadJson(dir.Join("cluster.json")).at("cluster_id") == first_id);
-  { ShardSet set(dir.path(), nullptr); set.At(3); }
+  {
+    ShardSet set(dir.path(), nullptr);
+    set.At(3);
+  }
 
   ShardSet::Create(dir.path(), Config(2), true);
   Json j = ReadJson(dir.Join("cluster.json"));
@@ -124,8 +127,8 @@ TEST_CASE("ShardSet: an invalid cluster.json (shards, page_size) is a storage er
   TempDir dir;
   ShardSet::Create(dir.path(), Config(4), false);
   Json j = ReadJson(dir.Join("cluster.json"));
-  for (auto edit : std::vector<std::pair<const char*, int>>{{"shards", 3}, {"page_size", 0},
-                                                            {"inbox_cap", 0}}) {
+  for (auto edit : std::vector<std::pair<const char*, int>>{
+           {"shards", 3}, {"page_size", 0}, {"inbox_cap", 0}}) {
     Json bad = j;
     bad[edit.first] = edit.second;
     std::ofstream(dir.Join("cluster.json")) << bad.dump();
@@ -239,18 +242,21 @@ TEST_CASE("ClusterConfig: JSON round trip and defaults for optional fields") {
   REQUIRE(back.inbox_cap == 99);
   REQUIRE(back.celebrity_threshold == 3);
   REQUIRE(back.cluster_id == "abc");
-  ClusterConfig minimal =
-      ClusterConfig::FromJson(Json{{"format", "weibo-cluster"}, {"cluster_id", "x"}, {"shards", 2}});
+  ClusterConfig minimal = ClusterConfig::FromJson(
+      Json{{"format", "weibo-cluster"}, {"cluster_id", "x"}, {"shards", 2}});
   REQUIRE(minimal.feed == "hybrid");
   REQUIRE(minimal.page_size == 20);
   REQUIRE(minimal.inbox_cap == 800);
   REQUIRE(minimal.celebrity_threshold == 10000);
-  REQUIRE(FailureCode([] { ClusterConfig::FromJson(Json{{"format", "weibo-cluster"}}); }) ==
-          Code::kStorageError);
+  REQUIRE(FailureCode([] {
+            ClusterConfig::FromJson(Json{{"format", "weibo-cluster"}});
+          }) == Code::kStorageError);
 }
 
 // The same errors through the public API: the first Execute reports them.
-TEST_CASE("storage errors through the public API: missing dir, no cluster.json, missing or foreign shard") {
+TEST_CASE(
+    "storage errors through the public API: missing dir, no cluster.json, missing or foreign "
+    "shard") {
   TempDir dir;
   EmbeddedOptions options;
   options.now_ms = test::kNow;
