@@ -24,7 +24,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# ccache, where it is installed, makes a second build directory (or worktree) of the same
+# sources nearly free; it is not required.
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=${WEIBO_BUILD_TYPE:-RelWithDebInfo} \
-  ${WEIBO_CMAKE_ARGS:-} >/dev/null
+  "${launcher[@]}" ${WEIBO_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j"$(nproc)" >&2
 export PATH="$build/bin:$PATH"
