@@ -30,5 +30,6 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=${WEIBO_BUILD_TYPE:-RelWithDebInfo} \
   "${launcher[@]}" ${WEIBO_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build" -j"$(nproc)" >&2
+# WEIBO_BUILD_TARGET narrows the build (scripts/demo: weibo-apps, the programs only).
+cmake --build "$build" -j"$(nproc)" ${WEIBO_BUILD_TARGET:+--target "$WEIBO_BUILD_TARGET"} >&2
 export PATH="$build/bin:$PATH"
