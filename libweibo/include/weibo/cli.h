@@ -1,7 +1,7 @@
-// The command-line edge shared by every weibo-* program (SPEC §10): common options, reading
-// content from an argument or stdin, running the Request, rendering, and mapping a Status
-// to "weibo-x: error: <code>: <message>" and an exit status. A command only declares its
-// own options and builds its Request.
+// The command-line edge shared by every weibo-* program (weibo(7), COMMAND-LINE
+// CONVENTIONS): common options, reading content from an argument or stdin, running the
+// Request, rendering, and mapping a Status to "weibo-x: error: <code>: <message>" and an
+// exit status. A command only declares its own options and builds its Request.
 #ifndef WEIBO_CLI_H_
 #define WEIBO_CLI_H_
 

@@ -1,4 +1,4 @@
-// A cluster of weibod processes (SPEC §11; man/weibo-cluster.1): nodes that each own some
+// A cluster of weibod processes (weibo-cluster(1)): nodes that each own some
 // shards, and a broker that routes every request to the owner of its home shard.
 //
 //   RunBroker   the broker: a ROUTER frontend speaking the ordinary protocol (weibod(1)) to

@@ -1,5 +1,6 @@
-// The operation table (STYLE rule 2): one row per operation. The CLI, the daemon, --help
-// and weibo-explain all read it; nothing else lists operations.
+// The operation table: one row per operation, the only list of them. Dispatch, argument
+// validation, the commands' --help, the daemon and the bench's traces all read it, so an
+// operation added here is known everywhere at once.
 #ifndef WEIBO_OPS_H_
 #define WEIBO_OPS_H_
 
@@ -20,7 +21,7 @@ struct ArgSpec {
 struct OpSpec {
   const char* name;     // "post", "user_add", ...
   bool writes;          // takes write transactions
-  const char* summary;  // one line, shown by --help and weibo-explain
+  const char* summary;  // one line, shown by --help
   std::vector<ArgSpec> args;
 };
 

@@ -1,4 +1,4 @@
-// Request and Executor: the one path every operation takes (SPEC §11, STYLE rule 2).
+// Request and Executor: the one path every operation takes, in-process or through a daemon.
 //
 // A Request is {op, args} — the same value on the command line, on the wire and in a trace.
 // An Executor runs it. The embedded executor opens the shard files; the remote executor
@@ -45,15 +45,16 @@ struct EmbeddedOptions {
   // Fixed clock in milliseconds since the Unix epoch; 0 means the system clock. A
   // request's own now_ms, when not 0, wins.
   long long now_ms = 0;
-  // Drain the outbox jobs a write created before returning (SPEC §5); a request with
-  // async set is not drained either way.
+  // Drain the outbox jobs a write created before returning, so the caller sees a finished
+  // state (weibo(7), THE OUTBOX AND IDEMPOTENT JOBS); a request with async set is not
+  // drained either way.
   bool drain = true;
   // Record every statement each shard runs, for --explain.
   bool explain = false;
   // Set by a cluster node (weibod --shards) only: jobs for shards it does not own go
   // through it. nullptr: every job is applied here.
   JobTransport* transport = nullptr;
-  // Group commit of deliveries (SPEC §5, jobs.cc): a delivery to another shard commits
+  // Group commit of deliveries (weibod(1) --group-commit): a delivery to another shard commits
   // without an fsync, and its outbox job stays pending until one sync of that shard's WAL,
   // shared by every delivery since: once this many such jobs have gathered, at Idle(), and
   // when the executor closes. 0: every request syncs its own deliveries before it returns.
@@ -65,7 +66,8 @@ struct EmbeddedOptions {
 class Executor {
  public:
   virtual ~Executor() = default;
-  // Runs one request. On success the result is the JSON of SPEC §10 for that op.
+  // Runs one request. On success the result is that op's JSON object, as --json prints it
+  // (weibo(7) and each command's page describe it).
   virtual Result<Json> Execute(const Request& request) = 0;
   // The statements run by the last Execute, one line each ("shard-03: SELECT ..."),
   // when explain was asked for; empty otherwise.

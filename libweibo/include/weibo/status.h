@@ -1,8 +1,8 @@
 // Status and Result<T>: how every libweibo call reports success or a stable error code.
 //
-// The codes are the stable strings of SPEC §10; CodeName() gives the string, ExitStatus()
-// the process exit status a command uses for it. Nothing else in the project maps codes to
-// strings or exit statuses.
+// The codes are the stable strings of weibo(7), ERRORS AND EXIT STATUS; CodeName() gives
+// the string, ExitStatus() the process exit status a command uses for it. Nothing else in
+// the project maps codes to strings or exit statuses.
 #ifndef WEIBO_STATUS_H_
 #define WEIBO_STATUS_H_
 
@@ -38,7 +38,7 @@ enum class Code {
 const char* CodeName(Code code);
 // The code for a stable string; nullopt when the string names no code.
 std::optional<Code> CodeFromName(const std::string& name);
-// The exit status of a command that failed with this code (SPEC §10).
+// The exit status of a command that failed with this code: 1 to 5, as weibo(7) lists them.
 int ExitStatus(Code code);
 
 class Status {
