@@ -1,34 +1,30 @@
-// Activity and hybrid's active-follower lists (SPEC §5, seed 004; seed 000 for
-// the tiers).
+// Activity and hybrid's active-follower lists (SPEC §5, seed 004; seed 000 for the tiers).
 //
-// Activity: a write (flows/message_write.cc, follow.cc) sets
-// user_info.last_active; reading one's own home timeline sets it too, but at
-// most once per kActivityGrainMs, so a read writes nothing most of the time.
-// Push tiers (flows/fanout.cc) order deliveries by last_active.
+// Activity: a write (flows/message_write.cc, follow.cc) sets user_info.last_active; reading one's
+// own home timeline sets it too, but at most once per kActivityGrainMs, so a read writes
+// nothing most of the time. Push tiers (flows/fanout.cc) order deliveries by last_active.
 //
-// hybrid: a non-celebrity author pushes only to the followers on its active
-// list (active_fan, a fixed-length LRU list of active_list entries on the
-// author's shard). A reader joins the lists of everyone they follow:
-//   - on follow: fan_add (flows/follow.cc) joins the new fan in the same
-//   transaction that
+// hybrid: a non-celebrity author pushes only to the followers on its active list
+// (active_fan, a fixed-length LRU list of active_list entries on the author's shard). A
+// reader joins the lists of everyone they follow:
+//   - on follow: fan_add (flows/follow.cc) joins the new fan in the same transaction that
 //     adds the fan row;
 //   - when reading their home timeline after kActiveWindowMs without a join
-//     (user_info.lists_touched): the page is built first — by pull for every
-//     author whose list does not hold the reader — then one active_join job per
-//     followee shard puts the reader at the head of each list again.
-// A join runs on the author's shard (active_join): it touches the LRU entry,
-// snapshots the author's newest posts (up to inbox_cap, above the reader's
-// inbox floor) and sends them back as active_merge, which delivers them and
-// records active_on in one transaction on the reader's shard. Serialising on
-// the author's shard makes this exact: a post commits either before the
-// snapshot (and is in it) or after the entry exists (and its fan-out reaches
-// the reader). An entry pushed out of a list sends active_drop to the evicted
-// reader's shard; from then on the reader pulls that author (the inbox rows
-// already there are merged with the pulled ones, duplicates removed), until a
-// later join.
+//     (user_info.lists_touched): the page is built first — by pull for every author whose
+//     list does not hold the reader — then one active_join job per followee shard puts
+//     the reader at the head of each list again.
+// A join runs on the author's shard (active_join): it touches the LRU entry, snapshots the
+// author's newest posts (up to inbox_cap, above the reader's inbox floor) and sends them
+// back as active_merge, which delivers them and records active_on in one transaction on the
+// reader's shard. Serialising on the author's shard makes this exact: a post commits either
+// before the snapshot (and is in it) or after the entry exists (and its fan-out reaches the
+// reader). An entry pushed out of a list sends active_drop to the evicted reader's shard;
+// from then on the reader pulls that author (the inbox rows already there are merged with
+// the pulled ones, duplicates removed), until a later join.
 #include <algorithm>
 #include <map>
 
+#include "flows/feed_policy.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "tables/active_fan.h"
@@ -36,109 +32,75 @@
 #include "tables/user_relation.h"
 
 namespace weibo {
-namespace {
 
-bool Hybrid(const Context &ctx) { return ctx.config().feed == "hybrid"; }
-
-} // namespace
-
-void NoteActivity(Context &ctx, int64_t user) {
-  Shard &shard = ctx.shards().ForUser(user);
+void NoteActivity(Context& ctx, int64_t user) {
+  Shard& shard = ctx.shards().ForUser(user);
   auto row = GetUser(shard, user);
-  if (!row)
-    return;
+  if (!row) return;
   int64_t now = ctx.now();
   bool touch = now - row->last_active >= kActivityGrainMs;
-  bool rejoin =
-      Hybrid(ctx) &&
-      now - std::max(row->lists_touched, row->created) >= kActiveWindowMs;
-  if (!touch && !rejoin)
-    return;
+  bool rejoin = FeedPolicy(ctx).UsesActiveLists() &&
+                now - std::max(row->lists_touched, row->created) >= kActiveWindowMs;
+  if (!touch && !rejoin) return;
   WriteTxn txn(shard);
   TouchUser(shard, user, now);
   if (rejoin) {
     SetListsTouched(shard, user, now);
-    std::map<int, Json> by_shard;
-    for (int64_t author : Related(shard, user, kFollowing)) {
-      auto &authors = by_shard[static_cast<int>(author % ctx.shards().count())];
-      if (authors.is_null())
-        authors = Json::array();
-      authors.push_back(author);
-    }
+    std::map<int, std::vector<int64_t>> by_shard;
+    for (int64_t author : Related(shard, user, kFollowing))
+      by_shard[static_cast<int>(author % ctx.shards().count())].push_back(author);
     int64_t floor = InboxFloor(shard, user);
-    for (auto &[target, authors] : by_shard)
-      ctx.Enqueue(shard, target, "active_join",
-                  Json{{"fan", user}, {"authors", authors}, {"floor", floor}});
+    for (auto& [target, authors] : by_shard)
+      Enqueue(ctx, shard, target, ActiveJoinJob{user, std::move(authors), floor});
   }
   txn.Commit();
   ctx.Settle();
 }
 
-Json JoinActiveList(Context &ctx, Shard &author_shard, int64_t author,
-                    int64_t fan, int64_t floor) {
+std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard, int64_t author,
+                                               int64_t fan, int64_t floor) {
   auto user = GetUser(author_shard, author);
-  if (!user || !PushesAuthor(ctx, *user) ||
+  if (!user || !FeedPolicy(ctx).PushesAuthor(*user) ||
       !HasRelation(author_shard, author, fan, kFan))
-    return Json();
+    return std::nullopt;
   std::vector<ActiveEntry> evicted;
-  int64_t seq = TouchActiveFan(author_shard, author, fan,
-                               ctx.config().active_list, &evicted);
-  for (const auto &e : evicted)
-    ctx.Enqueue(author_shard, static_cast<int>(e.fan % ctx.shards().count()),
-                "active_drop",
-                Json{{"user", e.fan}, {"author", author}, {"upto", e.touched}});
-  Json items = Json::array();
+  int64_t seq = TouchActiveFan(author_shard, author, fan, ctx.config().active_list, &evicted);
+  for (const auto& e : evicted)
+    Enqueue(ctx, author_shard, static_cast<int>(e.fan % ctx.shards().count()),
+            ActiveDropJob{e.fan, author, e.touched});
+  ActiveMergeEntry entry{author, seq, {}, std::nullopt};
   int64_t cap = ctx.config().inbox_cap;
-  for (const MsgRow &m : AuthorPosts(author_shard, author, 0,
-                                     std::max<int64_t>(0, floor - 1), cap))
-    items.push_back(Json::array({m.id, m.time}));
-  Json entry{{"author", author}, {"seq", seq}, {"items", items}};
-  // A full snapshot may have left older posts behind: the inbox is complete
-  // only from the oldest one up (tables/msg_index.h).
-  if (static_cast<int64_t>(items.size()) >= cap)
-    entry["floor"] = items.back()[0];
+  for (const MsgRow& m : AuthorPosts(author_shard, author, 0, std::max<int64_t>(0, floor - 1), cap))
+    entry.items.push_back({m.id, m.time});
+  // A full snapshot may have left older posts behind: the inbox is complete only from the
+  // oldest one up (tables/msg_index.h).
+  if (static_cast<int64_t>(entry.items.size()) >= cap) entry.floor = entry.items.back().msg_id;
   return entry;
 }
 
-void ApplyActiveJoin(Context &ctx, Shard &target, const Json &p) {
-  int64_t fan = p.at("fan").get<int64_t>();
-  Json entries = Json::array();
-  for (const auto &a : p.at("authors")) {
-    Json entry = JoinActiveList(ctx, target, a.get<int64_t>(), fan,
-                                p.value("floor", int64_t{0}));
-    if (!entry.is_null())
-      entries.push_back(std::move(entry));
+void ApplyActiveJoin(Context& ctx, Shard& target, const ActiveJoinJob& p) {
+  ActiveMergeJob merge{p.fan, {}};
+  for (int64_t author : p.authors) {
+    std::optional<ActiveMergeEntry> entry = JoinActiveList(ctx, target, author, p.fan, p.floor);
+    if (entry) merge.entries.push_back(std::move(*entry));
   }
-  if (!entries.empty())
-    ctx.Enqueue(target, static_cast<int>(fan % ctx.shards().count()),
-                "active_merge", Json{{"user", fan}, {"entries", entries}});
+  if (!merge.entries.empty())
+    Enqueue(ctx, target, static_cast<int>(p.fan % ctx.shards().count()), merge);
 }
 
-void ApplyActiveMerge(Context &ctx, Shard &target, const Json &p) {
-  int64_t user = p.at("user").get<int64_t>();
-  for (const auto &entry : p.at("entries")) {
-    int64_t author = entry.at("author").get<int64_t>();
-    if (!HasRelation(target, user, author, kFollowing))
-      continue; // unfollowed meanwhile
-    if (!HasRelation(ctx.shards().ForUser(author), author, user, kFan))
-      continue; // no fan row
-    if (entry.contains("floor"))
-      RaiseInboxFloor(target, user, entry.at("floor").get<int64_t>());
-    for (const auto &item : entry.at("items")) {
-      if (MessageGone(ctx, item[0].get<int64_t>()))
-        continue; // deleted since the snapshot
-      DeliverInbox(target, {user, item[0].get<int64_t>(), author,
-                            item[1].get<int64_t>()});
-      MaybeTrimInbox(target, user, item[0].get<int64_t>(),
-                     ctx.config().inbox_cap);
-    }
-    SetActiveOn(target, user, author, entry.at("seq").get<int64_t>());
+void ApplyActiveMerge(Context& ctx, Shard& target, const ActiveMergeJob& p) {
+  for (const ActiveMergeEntry& entry : p.entries) {
+    if (!HasRelation(target, p.user, entry.author, kFollowing)) continue;  // unfollowed meanwhile
+    if (!HasRelation(ctx.shards().ForUser(entry.author), entry.author, p.user, kFan))
+      continue;  // no fan row
+    if (entry.floor) RaiseInboxFloor(target, p.user, *entry.floor);
+    MergeIntoInbox(ctx, target, p.user, entry.author, entry.items);
+    SetActiveOn(target, p.user, entry.author, entry.seq);
   }
 }
 
-void ApplyActiveDrop(Context &, Shard &target, const Json &p) {
-  DropActiveOn(target, p.at("user").get<int64_t>(),
-               p.at("author").get<int64_t>(), p.at("upto").get<int64_t>());
+void ApplyActiveDrop(Context&, Shard& target, const ActiveDropJob& p) {
+  DropActiveOn(target, p.user, p.author, p.upto);
 }
 
-} // namespace weibo
+}  // namespace weibo

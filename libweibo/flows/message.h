@@ -1,63 +1,58 @@
-// Pieces shared by the flows that create messages (message_write.cc) and show
-// them (message_view.cc).
+// Pieces shared by the flows that create messages (message_write.cc) and show them
+// (message_view.cc).
 #ifndef WEIBO_FLOWS_MESSAGE_H_
 #define WEIBO_FLOWS_MESSAGE_H_
 
-#include "flows/context.h"
+#include "jobs/context.h"
 
 namespace weibo {
 
-// In the author's shard's open transaction: allocates the gene id and writes
-// msg_info, an empty msg_counter row, msg_count + 1 and the author's own inbox
-// row (seed 000 flows 2-4, steps 1-3). Returns the row with its id.
-MsgRow WriteMessage(Context &ctx, Shard &shard, MsgRow row);
+// In the author's shard's open transaction: allocates the gene id and writes msg_info, an
+// empty msg_counter row, msg_count + 1 and the author's own inbox row (seed 000 flows 2-4,
+// steps 1-3). Returns the row with its id.
+MsgRow WriteMessage(Context& ctx, Shard& shard, MsgRow row);
 
-// The reply to a post, repost or comment whose request id was already recorded
-// with msg_id (Context::Replayed): settles what the first run may have left
-// pending, then renders the message as it is now — {"id","deleted":true} when
-// it has been deleted since.
-Json ReplayedMessage(Context &ctx, int64_t msg_id);
+// The reply to a post, repost or comment whose request id was already recorded with msg_id
+// (Context::Replayed): settles what the first run may have left pending, then renders the
+// message as it is now — {"id","deleted":true} when it has been deleted since.
+Json ReplayedMessage(Context& ctx, int64_t msg_id);
 
-// Post, comment and repost, after their arguments: in one write transaction on
-// the author's shard, nothing when the request was applied before (the first
-// run's message, replayed), else the message (WriteMessage), its jobs — the
-// fan-out of an original or repost, the ref_add of a comment or repost — and
-// the request's record; then the jobs are settled and the message rendered.
-Json CreateMessage(Context &ctx, Shard &shard, MsgRow row);
-// Comment and repost: a message of this type by args' user referring to args'
-// msg, with ref = that message, root = its root or itself; then CreateMessage.
-Json CreateReferringMessage(Context &ctx, const Json &args, int type,
-                            std::string content);
+// Post, comment and repost, after their arguments: in one write transaction on the
+// author's shard, nothing when the request was applied before (the first run's message,
+// replayed), else the message (WriteMessage), its jobs — the fan-out of an original or
+// repost, the ref_add of a comment or repost — and the request's record; then the jobs are
+// settled and the message rendered.
+Json CreateMessage(Context& ctx, Shard& shard, MsgRow row);
+// Comment and repost: a message of this type by args' user referring to args' msg, with
+// ref = that message, root = its root or itself; then CreateMessage.
+Json CreateReferringMessage(Context& ctx, const Json& args, int type, std::string content);
 
-// The ref_add job that updates the referenced message's counters and relation
-// row (flows/refs.cc).
-void EnqueueRefAdd(Context &ctx, Shard &shard, const MsgRow &msg);
+// The ref_add job that updates the referenced message's counters and relation row
+// (flows/refs.cc).
+void EnqueueRefAdd(Context& ctx, Shard& shard, const MsgRow& msg);
 
-// The feed mode's write side (flows/fanout.cc): enqueues the fan-out of a new
-// original or repost when the mode pushes it, and the purge of a deleted one.
-bool PushesAuthor(Context &ctx, const UserRow &author);
-void EnqueueFanOut(Context &ctx, Shard &shard, const MsgRow &msg);
-void EnqueuePurge(Context &ctx, Shard &shard, const MsgRow &msg);
+// The feed mode's write side (flows/fanout.cc): enqueues the fan-out of a new original or
+// repost when the mode pushes it, and the purge of a deleted one.
+void EnqueueFanOut(Context& ctx, Shard& shard, const MsgRow& msg);
+void EnqueuePurge(Context& ctx, Shard& shard, const MsgRow& msg);
 
 struct CounterRow;
 // {"comments","commented","reposts","reposted","likes","views"} of one message.
-Json CountsJson(const CounterRow &counter);
+Json CountsJson(const CounterRow& counter);
 
-// The message JSON of SPEC §10 (flows/message_view.cc); null when the message
-// is gone.
+// The message JSON of SPEC §10 (flows/message_view.cc); null when the message is gone.
 class MessageView {
-public:
-  explicit MessageView(Context &ctx) : ctx_(ctx) {}
+ public:
+  explicit MessageView(Context& ctx) : ctx_(ctx) {}
   Json Render(int64_t msg_id);
-  Json Render(const MsgRow &row);
+  Json Render(const MsgRow& row);
 
-private:
+ private:
   std::string UserName(int64_t user_id);
-  Context &ctx_;
-  std::vector<std::pair<int64_t, std::string>>
-      names_; // small per-request cache
+  Context& ctx_;
+  std::vector<std::pair<int64_t, std::string>> names_;  // small per-request cache
 };
 
-} // namespace weibo
+}  // namespace weibo
 
-#endif // WEIBO_FLOWS_MESSAGE_H_
+#endif  // WEIBO_FLOWS_MESSAGE_H_

@@ -1,14 +1,13 @@
-// The referenced message's side of a comment or repost: ref_add and ref_remove
-// jobs, run on the shard of the message commented on or reposted (msg_b).
+// The referenced message's side of a comment or repost: ref_add and ref_remove jobs, run
+// on the shard of the message commented on or reposted (msg_b).
 //
-// ref_add: commented_count/comment_count (or transferred_count/transfer_count)
-// + 1 and the msg_msg_relation row, page_index = (n - 1) / page_size with n the
-// *_ed count after the increment. ref_remove: delete the relation row and, only
-// if there was one, the kept count - 1; the *_ed counts never drop, so the next
-// comment still gets the next number. If msg_b was deleted meanwhile its
-// counter row is gone: the relation row is still kept (page 0 unless counted),
-// so the comment shows "deleted by its author". ref_remove records the comment
-// or repost in msg_deleted first, so a ref_add of it that a crash left pending
+// ref_add: commented_count/comment_count (or transferred_count/transfer_count) + 1 and
+// the msg_msg_relation row, page_index = (n - 1) / page_size with n the *_ed count after
+// the increment. ref_remove: delete the relation row and, only if there was one, the kept
+// count - 1; the *_ed counts never drop, so the next comment still gets the next number.
+// If msg_b was deleted meanwhile its counter row is gone: the relation row is still kept
+// (page 0 unless counted), so the comment shows "deleted by its author". ref_remove records
+// the comment or repost in msg_deleted first, so a ref_add of it that a crash left pending
 // and that arrives later adds no relation row and no count.
 #include "flows/flows.h"
 #include "flows/message.h"
@@ -18,31 +17,23 @@
 
 namespace weibo {
 
-void EnqueueRefAdd(Context &ctx, Shard &shard, const MsgRow &msg) {
-  ctx.Enqueue(shard, static_cast<int>(msg.ref_msg_id % ctx.shards().count()),
-              "ref_add",
-              Json{{"type", msg.type},
-                   {"reference_id", msg.user_id},
-                   {"reference_msg_id", msg.id},
-                   {"referenced_id", msg.ref_user_id},
-                   {"referenced_msg_id", msg.ref_msg_id},
-                   {"time", msg.time}});
+void EnqueueRefAdd(Context& ctx, Shard& shard, const MsgRow& msg) {
+  Enqueue(ctx, shard, static_cast<int>(msg.ref_msg_id % ctx.shards().count()),
+          RefAddJob{msg.type, msg.user_id, msg.id, msg.ref_user_id, msg.ref_msg_id, msg.time});
 }
 
-void ApplyRefAdd(Context &ctx, Shard &target, const Json &p) {
+void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& p) {
   RelationMsgRow rel;
-  rel.type = p.at("type").get<int>();
-  rel.reference_id = p.at("reference_id").get<int64_t>();
-  rel.reference_msg_id = p.at("reference_msg_id").get<int64_t>();
-  rel.referenced_id = p.at("referenced_id").get<int64_t>();
-  rel.referenced_msg_id = p.at("referenced_msg_id").get<int64_t>();
-  rel.time = p.at("time").get<int64_t>();
-  if (GetMsgRelation(target, rel.reference_id, rel.reference_msg_id))
-    return;
-  // The comment or repost was deleted and its ref_remove came first (a crash
-  // left this job pending): nothing to add.
-  if (MsgDeleted(target, rel.reference_msg_id))
-    return;
+  rel.type = p.type;
+  rel.reference_id = p.reference_id;
+  rel.reference_msg_id = p.reference_msg_id;
+  rel.referenced_id = p.referenced_id;
+  rel.referenced_msg_id = p.referenced_msg_id;
+  rel.time = p.time;
+  if (GetMsgRelation(target, rel.reference_id, rel.reference_msg_id)) return;
+  // The comment or repost was deleted and its ref_remove came first (a crash left this
+  // job pending): nothing to add.
+  if (MsgDeleted(target, rel.reference_msg_id)) return;
   CounterRow delta;
   delta.msg_id = rel.referenced_msg_id;
   if (rel.type == kComment)
@@ -57,19 +48,16 @@ void ApplyRefAdd(Context &ctx, Shard &target, const Json &p) {
   InsertMsgRelation(target, rel);
 }
 
-void ApplyRefRemove(Context &, Shard &target, const Json &p) {
-  int type = p.at("type").get<int>();
-  RecordMsgDeleted(target, p.at("reference_msg_id").get<int64_t>());
-  if (!DeleteMsgRelation(target, p.at("reference_id").get<int64_t>(),
-                         p.at("reference_msg_id").get<int64_t>()))
-    return;
+void ApplyRefRemove(Context&, Shard& target, const RefRemoveJob& p) {
+  RecordMsgDeleted(target, p.reference_msg_id);
+  if (!DeleteMsgRelation(target, p.reference_id, p.reference_msg_id)) return;
   CounterRow delta;
-  delta.msg_id = p.at("referenced_msg_id").get<int64_t>();
-  if (type == kComment)
+  delta.msg_id = p.referenced_msg_id;
+  if (p.type == kComment)
     delta.comments = -1;
   else
     delta.transfers = -1;
   AddCounter(target, delta);
 }
 
-} // namespace weibo
+}  // namespace weibo

@@ -1,64 +1,52 @@
-// timeline: a user's home timeline, or with posts=true the user's own posts
-// (SPEC §4.7-8).
+// timeline: a user's home timeline, or with posts=true the user's own posts (SPEC §4.7-8).
 //
-// A home timeline is, by definition, the reader's own messages plus the
-// originals and reposts of everyone the reader follows, newest first, minus
-// deleted messages. The feed mode only changes where the ids come from:
-//   push    the reader's inbox (msg_index), one index range on the reader's
-//   shard, and
-//           below the inbox's floor (where the cap trimmed it) a merge as in
-//           pull;
-//   pull    a k-way merge of the reader's own messages and each followee's
-//   posts, each
-//           from its author's time-partitioned outbox (tables/author_feed.h) —
-//           or, on a shard where the reader follows many of the authors, from
-//           one scan of that shard's outboxes newest first that keeps the
-//           followees' rows (below);
-//   hybrid  the inbox plus a merge over the followees that are pulled:
-//   celebrities, and
-//           every author whose active list does not hold the reader
-//           (tables/active_fan.h).
-// Every source is read with the same cursor window (since_id < id < max_id,
-// both exclusive), merged by id (ids sort by time; a k-way merge of the
-// sources' heads), de-duplicated and resolved; rows whose message is gone are
-// skipped and the window moves on, so a page is always full when there is
-// enough to fill it, and max_id = the last id shown gives the next page with no
-// duplicates and no gaps, whatever is posted meanwhile.
+// A home timeline is, by definition, the reader's own messages plus the originals and
+// reposts of everyone the reader follows, newest first, minus deleted messages. The feed
+// mode only changes where the ids come from:
+//   push    the reader's inbox (msg_index), one index range on the reader's shard, and
+//           below the inbox's floor (where the cap trimmed it) a merge as in pull;
+//   pull    a k-way merge of the reader's own messages and each followee's posts, each
+//           from its author's time-partitioned outbox (tables/author_feed.h) — or, on a
+//           shard where the reader follows many of the authors, from one scan of that
+//           shard's outboxes newest first that keeps the followees' rows (below);
+//   hybrid  the inbox plus a merge over the followees that are pulled: celebrities, and
+//           every author whose active list does not hold the reader (tables/active_fan.h).
+// Every source is read with the same cursor window (since_id < id < max_id, both
+// exclusive), merged by id (ids sort by time; a k-way merge of the sources' heads),
+// de-duplicated and resolved; rows whose message is gone are skipped and the window moves
+// on, so a page is always full when there is enough to fill it, and max_id = the last id
+// shown gives the next page with no duplicates and no gaps, whatever is posted meanwhile.
 // --page P (0-based) skips P pages of count items.
 //
-// Partitions: when any source is an author outbox, the merge runs window by
-// window. A window is one partition (a week of ids): the one holding the newest
-// id any source may still hold below the cursor (author_part says which weeks
-// an author has, the inbox its newest row); every source is read only inside
-// the window, and the merge moves to an older window only when the page is not
-// full yet. So a read starts in the newest partition and touches an older one
-// only when the page reaches back that far, and an author's older weeks are
-// never read for a page they cannot reach.
+// Partitions: when any source is an author outbox, the merge runs window by window. A
+// window is one partition (a week of ids): the one holding the newest id any source may
+// still hold below the cursor (author_part says which weeks an author has, the inbox its
+// newest row); every source is read only inside the window, and the merge moves to an older
+// window only when the page is not full yet. So a read starts in the newest partition and
+// touches an older one only when the page reaches back that far, and an author's older
+// weeks are never read for a page they cannot reach.
 //
-// Followees' outboxes, shard by shard: a source per author costs two index
-// seeks a window (its partition list, its rows), however few of its rows make
-// the page. Where the reader follows many of a shard's authors, one ScanSource
-// reads that shard's rows of every author newest first (index
-// author_feed_by_id) and keeps the followees' originals and reposts; it stops
-// at the window's bottom or when it has enough. ScanPays picks, per shard and
-// request, by a cost estimate in index rows (the scan steps over about want *
-// users / followees rows; the per-author sources cost followees * 2 seeks), so
-// a reader following 50 of 100 000 users never scans a partition. The windows
-// stay those of the per-author sources: the scan's newest() is the first
-// followee row below the cursor, or, when its bounded probe sees only other
-// authors' rows, the followees' newest week from author_part. The reader's own
-// outbox (every type) is always a source of its own. In hybrid the fan counts
-// of the followees whose active list holds the reader are read one statement
-// per shard (the others are pulled without a look).
+// Followees' outboxes, shard by shard: a source per author costs two index seeks a window
+// (its partition list, its rows), however few of its rows make the page. Where the reader
+// follows many of a shard's authors, one ScanSource reads that shard's rows of every author
+// newest first (index author_feed_by_id) and keeps the followees' originals and reposts; it
+// stops at the window's bottom or when it has enough. ScanPays picks, per shard and
+// request, by a cost estimate in index rows (the scan steps over about want * users /
+// followees rows; the per-author sources cost followees * 2 seeks), so a reader following
+// 50 of 100 000 users never scans a partition. The windows stay those of the per-author
+// sources: the scan's newest() is the first followee row below the cursor, or, when its
+// bounded probe sees only other authors' rows, the followees' newest week from author_part.
+// The reader's own outbox (every type) is always a source of its own. In hybrid the fan
+// counts of the followees whose active list holds the reader are read one statement per
+// shard (the others are pulled without a look).
 //
-// The page is built inside one read transaction per shard it reads (PageTxns),
-// so SQLite takes its WAL locks once per shard rather than once per statement;
-// they are closed before NoteActivity, which may write and drain jobs.
+// The page is built inside one read transaction per shard it reads (PageTxns), so SQLite
+// takes its WAL locks once per shard rather than once per statement; they are closed before
+// NoteActivity, which may write and drain jobs.
 //
 // Reading one's own home timeline is activity (flows/active.cc): it may refresh
-// user_info.last_active (push tiers) and, in hybrid, put the reader back on the
-// active lists of their followees, after the page was built — by pull where
-// needed.
+// user_info.last_active (push tiers) and, in hybrid, put the reader back on the active
+// lists of their followees, after the page was built — by pull where needed.
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -68,6 +56,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "flows/feed_policy.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "tables/active_fan.h"
@@ -83,32 +72,25 @@ constexpr int64_t kNoUpper = std::numeric_limits<int64_t>::max();
 // One source of a home timeline. Bounds are exclusive; upper 0 is unbounded.
 struct Source {
   // Ids with lower < id < upper, newest first, at most n.
-  std::function<std::vector<int64_t>(int64_t upper, int64_t lower, int64_t n)>
-      read;
-  // An upper bound of the newest id the source holds below upper; 0 when it
-  // holds none.
+  std::function<std::vector<int64_t>(int64_t upper, int64_t lower, int64_t n)> read;
+  // An upper bound of the newest id the source holds below upper; 0 when it holds none.
   std::function<int64_t(int64_t upper)> newest;
   bool partitioned = false;
 };
 
 int64_t Clamp(int64_t upper, int64_t ceiling) {
-  if (ceiling > 0)
-    upper = upper > 0 ? std::min(upper, ceiling) : ceiling;
+  if (ceiling > 0) upper = upper > 0 ? std::min(upper, ceiling) : ceiling;
   return upper;
 }
 
-// An author's partitions (author_part), newest first, fetched a few at a time
-// and kept for the whole request: the merge asks for them once per window and
-// source.
+// An author's partitions (author_part), newest first, fetched a few at a time and kept for
+// the whole request: the merge asks for them once per window and source.
 class PartList {
-public:
-  PartList(ShardSet &shards, int64_t author)
-      : shards_(shards), author_(author) {}
-  // The i-th partition at or below the first top asked for; -1 when there is
-  // none.
+ public:
+  PartList(ShardSet& shards, int64_t author) : shards_(shards), author_(author) {}
+  // The i-th partition at or below the first top asked for; -1 when there is none.
   int64_t At(size_t i, int64_t top) {
-    if (parts_.empty() && !complete_)
-      top_ = top;
+    if (parts_.empty() && !complete_) top_ = top;
     while (i >= parts_.size() && !complete_) {
       int64_t below = parts_.empty() ? top_ : parts_.back() - 1;
       auto more = AuthorParts(shards_.ForUser(author_), author_, below, kFetch);
@@ -118,42 +100,35 @@ public:
     return i < parts_.size() ? parts_[i] : -1;
   }
 
-private:
+ private:
   static constexpr int64_t kFetch = 8;
-  ShardSet &shards_;
+  ShardSet& shards_;
   int64_t author_;
   int64_t top_ = 0;
   std::vector<int64_t> parts_;
   bool complete_ = false;
 };
 
-// An author's outbox (all types for the reader's own, originals and reposts for
-// a followee), only below ceiling when ceiling is not 0; read partition by
-// partition.
-Source AuthorSource(ShardSet &shards, int64_t author, bool own,
-                    int64_t ceiling) {
+// An author's outbox (all types for the reader's own, originals and reposts for a
+// followee), only below ceiling when ceiling is not 0; read partition by partition.
+Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling) {
   Source s;
   s.partitioned = true;
   auto parts = std::make_shared<PartList>(shards, author);
-  s.read = [&shards, author, own, ceiling, parts](int64_t upper, int64_t lower,
-                                                  int64_t n) {
+  s.read = [&shards, author, own, ceiling, parts](int64_t upper, int64_t lower, int64_t n) {
     upper = Clamp(upper, ceiling);
-    Shard &shard = shards.ForUser(author);
+    Shard& shard = shards.ForUser(author);
     std::vector<int64_t> ids;
     int64_t top = PartOf((upper > 0 ? upper : kNoUpper) - 1);
     for (size_t i = 0;; ++i) {
       int64_t part = parts->At(i, top);
-      if (part < 0)
-        break;
-      if (part > top)
-        continue; // above the cursor
-      if (PartStart(part + 1) - 1 <= lower)
-        break; // the whole week is below the window
+      if (part < 0) break;
+      if (part > top) continue;                     // above the cursor
+      if (PartStart(part + 1) - 1 <= lower) break;  // the whole week is below the window
       for (int64_t id : ReadAuthorPart(shard, author, part, !own, upper, lower,
                                        n - static_cast<int64_t>(ids.size())))
         ids.push_back(id);
-      if (static_cast<int64_t>(ids.size()) >= n)
-        break;
+      if (static_cast<int64_t>(ids.size()) >= n) break;
     }
     return ids;
   };
@@ -162,33 +137,27 @@ Source AuthorSource(ShardSet &shards, int64_t author, bool own,
     int64_t below = (upper > 0 ? upper : kNoUpper) - 1;
     for (size_t i = 0;; ++i) {
       int64_t part = parts->At(i, PartOf(below));
-      if (part < 0)
-        return 0;
-      if (part <= PartOf(below))
-        return std::min(below, PartStart(part + 1) - 1);
+      if (part < 0) return 0;
+      if (part <= PartOf(below)) return std::min(below, PartStart(part + 1) - 1);
     }
   };
   return s;
 }
 
-// Originals and reposts of the given authors of one shard, by one scan of the
-// shard's outboxes newest first (index author_feed_by_id) that keeps those
-// authors' rows; only below ceiling when ceiling is not 0. Cheaper than a
-// source per author when the authors are many of the shard's (ScanPays). A read
-// scans only inside its window. newest() looks at the next kProbeRows rows
-// below upper; when none of them is by one of the authors (they post less than
-// the others), it asks the authors' partition lists (author_part, as an
-// AuthorSource does) for the newest week any of them has below the rows it saw.
-// So the merge's windows are the same as with a source per author: no week in
-// which none of these authors posted is ever scanned, and no read runs through
-// a whole history.
-Source ScanSource(ShardSet &shards, Shard &shard, std::vector<int64_t> authors,
-                  int64_t ceiling) {
+// Originals and reposts of the given authors of one shard, by one scan of the shard's
+// outboxes newest first (index author_feed_by_id) that keeps those authors' rows; only
+// below ceiling when ceiling is not 0. Cheaper than a source per author when the authors
+// are many of the shard's (ScanPays). A read scans only inside its window. newest() looks
+// at the next kProbeRows rows below upper; when none of them is by one of the authors
+// (they post less than the others), it asks the authors' partition lists (author_part, as
+// an AuthorSource does) for the newest week any of them has below the rows it saw. So the
+// merge's windows are the same as with a source per author: no week in which none of
+// these authors posted is ever scanned, and no read runs through a whole history.
+Source ScanSource(ShardSet& shards, Shard& shard, std::vector<int64_t> authors, int64_t ceiling) {
   constexpr int64_t kProbeRows = 64;
   struct State {
-    std::vector<int64_t> authors; // sorted
-    std::vector<Source>
-        each; // an AuthorSource per author, made when a probe fails
+    std::vector<int64_t> authors;  // sorted
+    std::vector<Source> each;      // an AuthorSource per author, made when a probe fails
     bool Keeps(int64_t author) const {
       return std::binary_search(authors.begin(), authors.end(), author);
     }
@@ -200,168 +169,146 @@ Source ScanSource(ShardSet &shards, Shard &shard, std::vector<int64_t> authors,
   s.partitioned = true;
   s.read = [&shard, state, ceiling](int64_t upper, int64_t lower, int64_t n) {
     std::vector<int64_t> ids;
-    if (n <= 0)
-      return ids;
-    ScanAuthorPosts(shard, Clamp(upper, ceiling), lower,
-                    [&](int64_t id, int64_t author) {
-                      if (state->Keeps(author))
-                        ids.push_back(id);
-                      return static_cast<int64_t>(ids.size()) < n;
-                    });
+    if (n <= 0) return ids;
+    ScanAuthorPosts(shard, Clamp(upper, ceiling), lower, [&](int64_t id, int64_t author) {
+      if (state->Keeps(author)) ids.push_back(id);
+      return static_cast<int64_t>(ids.size()) < n;
+    });
     return ids;
   };
   s.newest = [&shards, &shard, state, ceiling](int64_t upper) -> int64_t {
     int64_t found = 0, last = 0, seen = 0;
-    ScanAuthorPosts(shard, Clamp(upper, ceiling), 0,
-                    [&](int64_t id, int64_t author) {
-                      last = id;
-                      if (state->Keeps(author))
-                        found = id;
-                      return found == 0 && ++seen < kProbeRows;
-                    });
-    if (found != 0)
-      return found;
-    if (seen < kProbeRows)
-      return 0; // the shard has nothing more below upper
-    // Every row from last up is someone else's: the authors' newest week below
-    // last.
+    ScanAuthorPosts(shard, Clamp(upper, ceiling), 0, [&](int64_t id, int64_t author) {
+      last = id;
+      if (state->Keeps(author)) found = id;
+      return found == 0 && ++seen < kProbeRows;
+    });
+    if (found != 0) return found;
+    if (seen < kProbeRows) return 0;  // the shard has nothing more below upper
+    // Every row from last up is someone else's: the authors' newest week below last.
     if (state->each.empty())
       for (int64_t author : state->authors)
         state->each.push_back(AuthorSource(shards, author, false, ceiling));
     int64_t top = 0;
-    for (auto &each : state->each)
-      top = std::max(top, each.newest(last));
+    for (auto& each : state->each) top = std::max(top, each.newest(last));
     return top;
   };
   return s;
 }
 
-// Whether one scan of a shard's outboxes (ScanSource) costs less than a source
-// per author for `followees` authors out of at most `users` on that shard, for
-// a page of `want` ids. Counted in index rows stepped, a seek costing about
-// kSeekRows: a source per author costs two seeks a window (its partition list,
-// its rows), followees * 2 * kSeekRows in all; the scan costs two seeks
-// (newest, read) plus the rows it steps over before it has `want` of its
-// authors' rows: want * users / followees when the shard's users post alike.
-// kSeekRows = 8 puts the break-even where it was measured (weibo-bench replay,
-// 2001 users on 16 shards, 20 000 posts, one reader, p50 of a page of 20):
-// following 200 (12 a shard), 1.0 ms both ways; following 400, 0.9 ms by scan
-// and 2.9 ms by author. So a reader who follows 50 of 100 000 users never scans
-// a partition (3 a shard of 6 250), one who follows 2000 of 100 000 does (125 a
-// shard: 1000 rows against 2000).
+// Whether one scan of a shard's outboxes (ScanSource) costs less than a source per author
+// for `followees` authors out of at most `users` on that shard, for a page of `want` ids.
+// Counted in index rows stepped, a seek costing about kSeekRows: a source per author costs
+// two seeks a window (its partition list, its rows), followees * 2 * kSeekRows in all; the
+// scan costs two seeks (newest, read) plus the rows it steps over before it has `want` of
+// its authors' rows: want * users / followees when the shard's users post alike.
+// kSeekRows = 8 puts the break-even where it was measured (weibo-bench replay, 2001 users on
+// 16 shards, 20 000 posts, one reader, p50 of a page of 20): following 200 (12 a shard),
+// 1.0 ms both ways; following 400, 0.9 ms by scan and 2.9 ms by author. So a reader who
+// follows 50 of 100 000 users never scans a partition (3 a shard of 6 250), one who follows
+// 2000 of 100 000 does (125 a shard: 1000 rows against 2000).
 bool ScanPays(int64_t followees, int64_t users, int64_t want) {
   constexpr int64_t kSeekRows = 8;
   users = std::max(users, followees);
   return want * users / followees + 2 * kSeekRows < followees * 2 * kSeekRows;
 }
 
-Source InboxSource(ShardSet &shards, int64_t reader, int64_t floor) {
+Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor) {
   Source s;
   s.read = [&shards, reader, floor](int64_t upper, int64_t lower, int64_t n) {
     std::vector<int64_t> ids;
-    for (const auto &r : ReadInbox(shards.ForUser(reader), reader, upper,
-                                   std::max(lower, floor - 1), n))
+    for (const auto& r :
+         ReadInbox(shards.ForUser(reader), reader, upper, std::max(lower, floor - 1), n))
       ids.push_back(r.msg_id);
     return ids;
   };
   s.newest = [&shards, reader, floor](int64_t upper) -> int64_t {
-    auto rows = ReadInbox(shards.ForUser(reader), reader, upper,
-                          std::max<int64_t>(0, floor - 1), 1);
+    auto rows =
+        ReadInbox(shards.ForUser(reader), reader, upper, std::max<int64_t>(0, floor - 1), 1);
     return rows.empty() ? 0 : rows[0].msg_id;
   };
   return s;
 }
 
-// Read transactions held while one page is built: one BEGIN per shard the page
-// reads, so SQLite takes its WAL read lock once per shard instead of once per
-// statement. Released (a read-only COMMIT) before anything writes:
-// NoteActivity's BEGIN IMMEDIATE and the jobs it drains never run inside one.
+// Read transactions held while one page is built: one BEGIN per shard the page reads, so
+// SQLite takes its WAL read lock once per shard instead of once per statement. Released
+// (a read-only COMMIT) before anything writes: NoteActivity's BEGIN IMMEDIATE and the jobs
+// it drains never run inside one.
 class PageTxns {
-public:
-  explicit PageTxns(ShardSet &shards) : held_(shards.count()) {}
-  Shard &Hold(Shard &shard) {
-    auto &txn = held_[shard.index()];
-    if (!txn)
-      txn = std::make_unique<ReadTxn>(shard);
+ public:
+  explicit PageTxns(ShardSet& shards) : held_(shards.count()) {}
+  Shard& Hold(Shard& shard) {
+    auto& txn = held_[shard.index()];
+    if (!txn) txn = std::make_unique<ReadTxn>(shard);
     return shard;
   }
   void Release() { held_.clear(); }
 
-private:
+ private:
   std::vector<std::unique_ptr<ReadTxn>> held_;
 };
 
-// The outboxes of authors (originals and reposts), only below ceiling when it
-// is not 0: per shard, one ScanSource when ScanPays, else an AuthorSource per
-// author.
-void AddAuthors(Context &ctx, PageTxns &txns, std::vector<Source> &sources,
-                const std::vector<int64_t> &authors, int64_t ceiling,
-                int64_t want) {
-  ShardSet &shards = ctx.shards();
+// The outboxes of authors (originals and reposts), only below ceiling when it is not 0:
+// per shard, one ScanSource when ScanPays, else an AuthorSource per author.
+void AddAuthors(Context& ctx, PageTxns& txns, std::vector<Source>& sources,
+                const std::vector<int64_t>& authors, int64_t ceiling, int64_t want) {
+  ShardSet& shards = ctx.shards();
   std::vector<std::vector<int64_t>> by_shard(shards.count());
-  for (int64_t author : authors)
-    by_shard[author % shards.count()].push_back(author);
+  for (int64_t author : authors) by_shard[author % shards.count()].push_back(author);
   for (int i = 0; i < shards.count(); ++i) {
-    auto &group = by_shard[i];
-    if (group.empty())
-      continue;
-    Shard &shard = txns.Hold(shards.At(i));
+    auto& group = by_shard[i];
+    if (group.empty()) continue;
+    Shard& shard = txns.Hold(shards.At(i));
     auto followees = static_cast<int64_t>(group.size());
-    // The users bound only matters when even a shard of only followees would be
-    // scanned.
+    // The users bound only matters when even a shard of only followees would be scanned.
     if (ScanPays(followees, followees, want) &&
         ScanPays(followees, UsersBound(shard, shards.count()), want)) {
       sources.push_back(ScanSource(shards, shard, std::move(group), ceiling));
       continue;
     }
-    for (int64_t author : group)
-      sources.push_back(AuthorSource(shards, author, false, ceiling));
+    for (int64_t author : group) sources.push_back(AuthorSource(shards, author, false, ceiling));
   }
 }
 
-// A home timeline's sources, in two groups. `above` are complete over the whole
-// id range they cover: the inbox (from its floor up) and the authors the reader
-// pulls (all of them in pull; celebrities and authors whose active list lacks
-// the reader in hybrid). `below` are needed only under the inbox's floor, where
-// the cap trimmed it: the reader's own and every pushed followee's outbox, read
-// below the floor. Only a page that reaches below the floor needs them, so in
-// push they are not even listed (want_below false) until then: a capped reader
-// following thousands pays for them only on deep pages. want: the ids the page
-// needs (skip + count), for ScanPays.
+// A home timeline's sources, in two groups. `above` are complete over the whole id range
+// they cover: the inbox (from its floor up) and the authors the reader pulls (all of them
+// in pull; celebrities and authors whose active list lacks the reader in hybrid). `below`
+// are needed only under the inbox's floor, where the cap trimmed it: the reader's own and
+// every pushed followee's outbox, read below the floor. Only a page that reaches below
+// the floor needs them, so in push they are not even listed (want_below false) until then:
+// a capped reader following thousands pays for them only on deep pages. want: the ids the
+// page needs (skip + count), for ScanPays.
 struct Home {
   std::vector<Source> above, below;
   int64_t floor = 0;
 };
 
-Home HomeSources(Context &ctx, PageTxns &txns, int64_t reader, bool want_below,
-                 int64_t want) {
-  ShardSet &shards = ctx.shards();
-  Shard &own = txns.Hold(shards.ForUser(reader));
-  const std::string &feed = ctx.config().feed;
+Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, int64_t want) {
+  ShardSet& shards = ctx.shards();
+  Shard& own = txns.Hold(shards.ForUser(reader));
+  FeedPolicy feed(ctx);
   Home home;
-  // The inbox is complete from its floor up (tables/msg_index.h); below it,
-  // pull.
-  if (feed != "pull") {
+  // The inbox is complete from its floor up (tables/msg_index.h); below it, pull.
+  if (feed.HasInbox()) {
     home.floor = InboxFloor(own, reader);
     home.above.push_back(InboxSource(shards, reader, home.floor));
   }
-  bool pull_all = feed == "pull";
+  bool pull_all = feed.PullsEveryFollowee();
   want_below = want_below && home.floor > 0;
   if (pull_all)
     home.above.push_back(AuthorSource(shards, reader, true, 0));
   else if (want_below)
     home.below.push_back(AuthorSource(shards, reader, true, home.floor));
-  if (feed == "push" && !want_below)
-    return home; // followees matter only below the floor
+  if (feed.FolloweesOnlyBelowFloor() && !want_below)
+    return home;  // followees matter only below the floor
   std::vector<int64_t> followees = Related(own, reader, kFollowing);
   std::vector<int64_t> pulled, pushed;
-  if (feed == "hybrid") {
-    // Only the authors whose active list holds the reader push to the reader
-    // (and not even those once they are celebrities); every other followee is
-    // pulled. The fan counts of the listed ones: one statement per shard,
-    // outside the page's read transactions (a shard read only for them would
-    // pay BEGIN and COMMIT around one statement); a shard whose authors are
-    // then pulled opens its transaction for those.
+  if (feed.UsesActiveLists()) {
+    // Only the authors whose active list holds the reader push to the reader (and not
+    // even those once they are celebrities); every other followee is pulled. The fan
+    // counts of the listed ones: one statement per shard, outside the page's read
+    // transactions (a shard read only for them would pay BEGIN and COMMIT around one
+    // statement); a shard whose authors are then pulled opens its transaction for those.
     std::set<int64_t> active = ActiveAuthors(own, reader);
     std::vector<std::vector<int64_t>> listed(shards.count());
     for (int64_t author : followees) {
@@ -371,141 +318,121 @@ Home HomeSources(Context &ctx, PageTxns &txns, int64_t reader, bool want_below,
         pulled.push_back(author);
     }
     for (int i = 0; i < shards.count(); ++i) {
-      if (listed[i].empty())
-        continue;
+      if (listed[i].empty()) continue;
       std::unordered_set<int64_t> found;
-      for (const UserRow &user : GetFanCounts(shards.At(i), listed[i])) {
+      for (const UserRow& user : GetFanCounts(shards.At(i), listed[i])) {
         found.insert(user.id);
-        (PushesAuthor(ctx, user) ? pushed : pulled).push_back(user.id);
+        (feed.PushesAuthor(user) ? pushed : pulled).push_back(user.id);
       }
       for (int64_t author : listed[i])
-        if (!found.count(author))
-          pushed.push_back(author); // no row: nothing to pull
+        if (!found.count(author)) pushed.push_back(author);  // no row: nothing to pull
     }
   } else {
     (pull_all ? pulled : pushed) = std::move(followees);
   }
   AddAuthors(ctx, txns, home.above, pulled, 0, want);
-  if (want_below)
-    AddAuthors(ctx, txns, home.below, pushed, home.floor, want);
+  if (want_below) AddAuthors(ctx, txns, home.below, pushed, home.floor, want);
   return home;
 }
 
-// The newest `want` distinct ids of lists that are each newest first: a k-way
-// merge over the lists' heads.
-std::vector<int64_t> MergeNewest(const std::vector<std::vector<int64_t>> &lists,
-                                 int64_t want) {
-  using Head =
-      std::pair<int64_t, size_t>; // id, list; the position is kept in pos
+// The newest `want` distinct ids of lists that are each newest first: a k-way merge over
+// the lists' heads.
+std::vector<int64_t> MergeNewest(const std::vector<std::vector<int64_t>>& lists, int64_t want) {
+  using Head = std::pair<int64_t, size_t>;  // id, list; the position is kept in pos
   std::vector<size_t> pos(lists.size(), 0);
   std::priority_queue<Head> heads;
   for (size_t i = 0; i < lists.size(); ++i)
-    if (!lists[i].empty())
-      heads.emplace(lists[i][0], i);
+    if (!lists[i].empty()) heads.emplace(lists[i][0], i);
   std::vector<int64_t> out;
   while (!heads.empty() && static_cast<int64_t>(out.size()) < want) {
     auto [id, i] = heads.top();
     heads.pop();
-    if (out.empty() || out.back() != id)
-      out.push_back(id);
-    if (++pos[i] < lists[i].size())
-      heads.emplace(lists[i][pos[i]], i);
+    if (out.empty() || out.back() != id) out.push_back(id);
+    if (++pos[i] < lists[i].size()) heads.emplace(lists[i][pos[i]], i);
   }
   return out;
 }
 
-// A page being filled: the messages taken so far, the ids still to skip
-// (earlier pages), and the cursor — reads start below it (0: at the newest).
+// A page being filled: the messages taken so far, the ids still to skip (earlier pages),
+// and the cursor — reads start below it (0: at the newest).
 class Page {
-public:
-  Page(Context &ctx, int64_t count, int64_t skip, int64_t cursor)
+ public:
+  Page(Context& ctx, int64_t count, int64_t skip, int64_t cursor)
       : view_(ctx), count_(count), skip_(skip), cursor_(cursor) {}
 
   bool full() const { return size() >= count_; }
   int64_t skip() const { return skip_; }
   // Moves the cursor down to ceiling, unless it is already below it.
   void LowerCursorTo(int64_t ceiling) {
-    if (cursor_ == 0 || cursor_ > ceiling)
-      cursor_ = ceiling;
+    if (cursor_ == 0 || cursor_ > ceiling) cursor_ = ceiling;
   }
-  // Merges sources over the ids between the cursor and bottom (exclusive) into
-  // the page, until it is full or every source is exhausted down to bottom.
-  void Merge(std::vector<Source> &sources, int64_t bottom);
+  // Merges sources over the ids between the cursor and bottom (exclusive) into the page,
+  // until it is full or every source is exhausted down to bottom.
+  void Merge(std::vector<Source>& sources, int64_t bottom);
   Json Take() { return std::move(out_); }
 
-private:
+ private:
   int64_t size() const { return static_cast<int64_t>(out_.size()); }
-  // The lower end (exclusive) of the next read when some source is
-  // time-partitioned: the newest partition any source still holds, so a read
-  // stays within one window; nullopt when every source is exhausted down to
-  // bottom.
-  std::optional<int64_t> WindowBottom(std::vector<Source> &sources,
-                                      int64_t bottom) const;
-  // Renders a merged batch into the page: deleted messages (their inbox rows
-  // are being purged) and the ids still to skip are passed over.
-  void Add(const std::vector<int64_t> &batch);
+  // The lower end (exclusive) of the next read when some source is time-partitioned: the
+  // newest partition any source still holds, so a read stays within one window; nullopt
+  // when every source is exhausted down to bottom.
+  std::optional<int64_t> WindowBottom(std::vector<Source>& sources, int64_t bottom) const;
+  // Renders a merged batch into the page: deleted messages (their inbox rows are being
+  // purged) and the ids still to skip are passed over.
+  void Add(const std::vector<int64_t>& batch);
 
   MessageView view_;
   int64_t count_, skip_, cursor_;
   Json out_ = Json::array();
 };
 
-std::optional<int64_t> Page::WindowBottom(std::vector<Source> &sources,
-                                          int64_t bottom) const {
+std::optional<int64_t> Page::WindowBottom(std::vector<Source>& sources, int64_t bottom) const {
   int64_t top = 0;
-  for (auto &source : sources)
-    top = std::max(top, source.newest(cursor_));
-  if (top <= bottom)
-    return std::nullopt;
+  for (auto& source : sources) top = std::max(top, source.newest(cursor_));
+  if (top <= bottom) return std::nullopt;
   return std::max(bottom, PartStart(PartOf(top)) - 1);
 }
 
-void Page::Add(const std::vector<int64_t> &batch) {
+void Page::Add(const std::vector<int64_t>& batch) {
   for (int64_t id : batch) {
     Json m = view_.Render(id);
-    if (m.is_null())
-      continue;
+    if (m.is_null()) continue;
     if (skip_ > 0) {
       --skip_;
       continue;
     }
     out_.push_back(std::move(m));
-    if (full())
-      break;
+    if (full()) break;
   }
 }
 
-void Page::Merge(std::vector<Source> &sources, int64_t bottom) {
+void Page::Merge(std::vector<Source>& sources, int64_t bottom) {
   bool windowed = false;
-  for (const auto &s : sources)
-    windowed = windowed || s.partitioned;
+  for (const auto& s : sources) windowed = windowed || s.partitioned;
   std::vector<std::vector<int64_t>> lists(sources.size());
   while (!full()) {
     int64_t want = skip_ + count_ - size();
     int64_t lower = bottom;
     if (windowed) {
       std::optional<int64_t> window = WindowBottom(sources, bottom);
-      if (!window)
-        break; // every source is exhausted
+      if (!window) break;  // every source is exhausted
       lower = *window;
     }
-    for (size_t i = 0; i < sources.size(); ++i)
-      lists[i] = sources[i].read(cursor_, lower, want);
+    for (size_t i = 0; i < sources.size(); ++i) lists[i] = sources[i].read(cursor_, lower, want);
     std::vector<int64_t> batch = MergeNewest(lists, want);
     Add(batch);
     if (static_cast<int64_t>(batch.size()) < want) {
-      if (lower <= bottom)
-        break;             // every source is exhausted
-      cursor_ = lower + 1; // the window is exhausted: the next one is older
+      if (lower <= bottom) break;  // every source is exhausted
+      cursor_ = lower + 1;         // the window is exhausted: the next one is older
       continue;
     }
     cursor_ = batch.back();
   }
 }
 
-} // namespace
+}  // namespace
 
-Json Timeline(Context &ctx, const Json &args) {
+Json Timeline(Context& ctx, const Json& args) {
   int64_t reader = ctx.ResolveUser(args.at("user"));
   int64_t count = args.value("count", 20);
   int64_t max_id = args.value("max_id", int64_t{0});
@@ -515,21 +442,19 @@ Json Timeline(Context &ctx, const Json &args) {
   PageTxns txns(ctx.shards());
   Page page(ctx, count, skip, max_id);
   if (home) {
-    // Above the floor the inbox is complete: merge it with the pulled authors
-    // down to the floor; only if the page is not full yet, go on below it with
-    // every source.
+    // Above the floor the inbox is complete: merge it with the pulled authors down to the
+    // floor; only if the page is not full yet, go on below it with every source.
     Home h = HomeSources(ctx, txns, reader, false, skip + count);
     bool below = h.floor > 0 && since_id < h.floor - 1;
     page.Merge(h.above, below ? h.floor - 1 : since_id);
     if (below && !page.full()) {
       Home all = HomeSources(ctx, txns, reader, true, page.skip() + count);
       std::vector<Source> sources = std::move(all.above);
-      for (auto &s : all.below)
-        sources.push_back(std::move(s));
+      for (auto& s : all.below) sources.push_back(std::move(s));
       page.LowerCursorTo(h.floor);
       page.Merge(sources, since_id);
     }
-    txns.Release(); // before NoteActivity writes
+    txns.Release();  // before NoteActivity writes
     NoteActivity(ctx, reader);
   } else {
     std::vector<Source> sources;
@@ -540,4 +465,4 @@ Json Timeline(Context &ctx, const Json &args) {
   return page.Take();
 }
 
-} // namespace weibo
+}  // namespace weibo
