@@ -6,14 +6,6 @@
 namespace weibo {
 namespace {
 
-ClusterConfig Config(const std::string& feed) {
-  ClusterConfig config;
-  config.feed = feed;
-  config.celebrity_threshold = 100;
-  config.tier_fans = 10;
-  return config;
-}
-
 UserRow Author(int64_t fans, bool pulled = false) {
   UserRow row;
   row.fans_count = fans;
@@ -21,45 +13,48 @@ UserRow Author(int64_t fans, bool pulled = false) {
   return row;
 }
 
-TEST_CASE("feed policy: push pushes everyone to every fan, tiered from tier_fans") {
-  ClusterConfig config = Config("push");
-  FeedPolicy feed(config);
-  REQUIRE(feed.PushesAuthor(Author(1000000, true)));
-  REQUIRE(feed.HasInbox());
-  REQUIRE_FALSE(feed.UsesActiveLists());
-  REQUIRE(feed.FanOutInPost(9));
-  REQUIRE_FALSE(feed.FanOutInPost(10));
-  REQUIRE(feed.TiersFanOuts());
-  REQUIRE_FALSE(feed.Tiered(9));
-  REQUIRE(feed.Tiered(10));
-  REQUIRE_FALSE(feed.PullsEveryFollowee());
-  REQUIRE(feed.FolloweesOnlyBelowFloor());
-}
+// What each mode must answer, with celebrity_threshold 100 and tier_fans 10.
+struct Expected {
+  const char* feed;
+  bool pushes_small, pushes_celebrity, pushes_pulled;  // authors of 5, 100 and 5 (pulled)
+  bool has_inbox, uses_active_lists;
+  bool fan_out_in_post_9, fan_out_in_post_10, tiers, tiered_9, tiered_10;
+  bool pulls_every_followee, followees_only_below_floor;
+};
 
-TEST_CASE("feed policy: pull pushes nobody and reads every followee's outbox") {
-  ClusterConfig config = Config("pull");
-  FeedPolicy feed(config);
-  REQUIRE_FALSE(feed.PushesAuthor(Author(0)));
-  REQUIRE_FALSE(feed.HasInbox());
-  REQUIRE_FALSE(feed.UsesActiveLists());
-  REQUIRE_FALSE(feed.TiersFanOuts());
-  REQUIRE(feed.PullsEveryFollowee());
-  REQUIRE_FALSE(feed.FolloweesOnlyBelowFloor());
-}
+constexpr bool Y = true, N = false;
 
-TEST_CASE("feed policy: hybrid pushes the authors below the threshold to their active lists") {
-  ClusterConfig config = Config("hybrid");
-  FeedPolicy feed(config);
-  REQUIRE(feed.PushesAuthor(Author(99)));
-  REQUIRE_FALSE(feed.PushesAuthor(Author(100)));
-  REQUIRE_FALSE(feed.PushesAuthor(Author(5, true)));  // once pulled, pulled for good
-  REQUIRE(feed.HasInbox());
-  REQUIRE(feed.UsesActiveLists());
-  REQUIRE(feed.FanOutInPost(1000000));  // the active list is short
-  REQUIRE_FALSE(feed.TiersFanOuts());
-  REQUIRE_FALSE(feed.Tiered(1000000));
-  REQUIRE_FALSE(feed.PullsEveryFollowee());
-  REQUIRE_FALSE(feed.FolloweesOnlyBelowFloor());
+// clang-format off
+const Expected kModes[] = {
+    //         pushes:           has    active  fan-out in post  tiers  tiered:   pulls  below
+    // feed    small celeb pulled inbox lists   9     10          fan-out 9   10    all    only
+    {"push",   Y,    Y,    Y,     Y,    N,      Y,    N,          Y,     N,   Y,    N,     Y},
+    {"pull",   N,    N,    N,     N,    N,      Y,    N,          N,     N,   N,    Y,     N},
+    {"hybrid", Y,    N,    N,     Y,    Y,      Y,    Y,          N,     N,   N,    N,     N},
+};
+// clang-format on
+
+TEST_CASE("feed policy: every decision of every mode") {
+  for (const Expected& e : kModes) {
+    INFO(e.feed);
+    ClusterConfig config;
+    config.feed = e.feed;
+    config.celebrity_threshold = 100;
+    config.tier_fans = 10;
+    FeedPolicy feed(config);
+    REQUIRE(feed.PushesAuthor(Author(5)) == e.pushes_small);
+    REQUIRE(feed.PushesAuthor(Author(100)) == e.pushes_celebrity);
+    REQUIRE(feed.PushesAuthor(Author(5, true)) == e.pushes_pulled);  // once pulled, for good
+    REQUIRE(feed.HasInbox() == e.has_inbox);
+    REQUIRE(feed.UsesActiveLists() == e.uses_active_lists);
+    REQUIRE(feed.FanOutInPost(9) == e.fan_out_in_post_9);
+    REQUIRE(feed.FanOutInPost(10) == e.fan_out_in_post_10);
+    REQUIRE(feed.TiersFanOuts() == e.tiers);
+    REQUIRE(feed.Tiered(9) == e.tiered_9);
+    REQUIRE(feed.Tiered(10) == e.tiered_10);
+    REQUIRE(feed.PullsEveryFollowee() == e.pulls_every_followee);
+    REQUIRE(feed.FolloweesOnlyBelowFloor() == e.followees_only_below_floor);
+  }
 }
 
 }  // namespace
