@@ -61,7 +61,7 @@ class Embedded : public Executor {
   void Idle() override {
     if (!shards_) return;
     try {
-      SyncAppliedJobs(*shards_);
+      SyncAppliedJobs(*shards_, group_commit_);
     } catch (const std::exception&) {  // the jobs stay pending; the next drain applies them
     }
   }
@@ -80,9 +80,10 @@ class Embedded : public Executor {
       Handler handler = FindHandler(request.op);
       if (!shards_) {
         shards_ = std::make_unique<ShardSet>(options_.data_dir, Log());
-        shards_->set_group_commit(static_cast<size_t>(std::max(0, options_.group_commit)));
+        group_commit_ = GroupCommit{static_cast<size_t>(std::max(0, options_.group_commit)), {}};
       }
-      Context ctx(*shards_, Clock(request.now_ms != 0 ? request.now_ms : options_.now_ms));
+      Context ctx(*shards_, Clock(request.now_ms != 0 ? request.now_ms : options_.now_ms),
+                  group_commit_);
       ctx.set_drain(options_.drain && !request.async);
       ctx.set_transport(options_.transport);
       ctx.set_request(request.id, request.op);
@@ -104,12 +105,14 @@ class Embedded : public Executor {
   std::vector<std::string>* Log() { return options_.explain ? &log_ : nullptr; }
   EmbeddedOptions options_;
   std::unique_ptr<ShardSet> shards_;
+  GroupCommit group_commit_;  // the deliveries of every request, synced together
   std::vector<std::string> log_;
 };
 
 }  // namespace
 
 std::unique_ptr<Executor> OpenEmbedded(const EmbeddedOptions& options) {
+  RegisterFlowJobKinds();
   return std::make_unique<Embedded>(options);
 }
 

@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "storage/failure.h"
-#include "weibo/request.h"
+#include "weibo/storage.h"
 
 namespace weibo {
 namespace {

@@ -10,15 +10,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "weibo/status.h"
+#include "weibo/storage.h"  // Json, SetDurableCommits
 
 namespace weibo {
-
-using Json = nlohmann::ordered_json;
 
 class JobTransport;  // a cluster node's (libweibo/jobs/transport.h); not for library users
 
@@ -79,11 +77,6 @@ class Executor {
 // An executor over the shard files in options.data_dir. Opening is lazy: a missing or
 // corrupt cluster is reported by the first Execute as storage_error.
 std::unique_ptr<Executor> OpenEmbedded(const EmbeddedOptions& options);
-
-// Bulk loading: while off, every commit of this process's shard connections skips its
-// fsync (synchronous=OFF), so a power cut may lose or corrupt what was written meanwhile.
-// For loading a benchmark's setup, never for data that matters. On by default.
-void SetDurableCommits(bool on);
 
 // Options of a remote executor.
 struct RemoteOptions {

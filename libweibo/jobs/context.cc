@@ -1,4 +1,4 @@
-#include "flows/context.h"
+#include "jobs/context.h"
 
 #include "jobs/jobs.h"
 #include "storage/failure.h"

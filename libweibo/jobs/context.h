@@ -1,10 +1,11 @@
 // Context: what every flow and job handler works with — the shard set, the clock, the
 // jobs this request created (to drain before returning), and the shared lookups
 // (resolve a user by id or @name, require a message).
-#ifndef WEIBO_FLOWS_CONTEXT_H_
-#define WEIBO_FLOWS_CONTEXT_H_
+#ifndef WEIBO_JOBS_CONTEXT_H_
+#define WEIBO_JOBS_CONTEXT_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,7 +14,6 @@
 #include "storage/shard_set.h"
 #include "tables/msg_info.h"
 #include "tables/user_info.h"
-#include "weibo/request.h"
 
 namespace weibo {
 
@@ -24,11 +24,35 @@ struct JobRef {
   int64_t local_id;
 };
 
+// Jobs this process applied in transactions committed without an fsync (jobs.cc, "group
+// commit"): still pending in their source outboxes until their targets' WALs are synced.
+struct UnsyncedJobs {
+  std::map<std::pair<int, int64_t>, int> jobs;  // (source shard, local id) -> target shard
+  bool empty() const { return jobs.empty(); }
+  bool count(int source, int64_t id) const { return jobs.count({source, id}) > 0; }
+};
+
+// Group commit's state, one per open data directory: kept by the executor across its
+// requests (ops/embedded.cc), so that deliveries of many requests share one sync.
+struct GroupCommit {
+  // How many unsynced jobs may gather before a drain syncs them (0: each drain syncs its
+  // own before it returns).
+  size_t limit = 0;
+  UnsyncedJobs unsynced;
+};
+
 class Context {
  public:
+  // A context with group commit of its own, off: its drains sync what they deliver.
   Context(ShardSet& shards, Clock clock) : shards_(shards), clock_(clock) {}
+  // A context sharing the executor's group commit.
+  Context(ShardSet& shards, Clock clock, GroupCommit& group_commit)
+      : shards_(shards), clock_(clock), group_commit_(&group_commit) {}
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
 
   ShardSet& shards() { return shards_; }
+  GroupCommit& group_commit() { return *group_commit_; }
   const ClusterConfig& config() const { return shards_.config(); }
   int64_t now() const { return clock_.NowMs(); }
 
@@ -70,6 +94,8 @@ class Context {
  private:
   ShardSet& shards_;
   Clock clock_;
+  GroupCommit own_group_commit_;
+  GroupCommit* group_commit_ = &own_group_commit_;
   std::vector<JobRef> created_;
   bool drain_ = true;
   JobTransport* transport_ = nullptr;
@@ -78,4 +104,4 @@ class Context {
 
 }  // namespace weibo
 
-#endif  // WEIBO_FLOWS_CONTEXT_H_
+#endif  // WEIBO_JOBS_CONTEXT_H_
