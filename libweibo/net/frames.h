@@ -1,5 +1,5 @@
 // Multipart ZeroMQ messages as vectors of strings: the broker's and the nodes' framing
-// (net/broker.cc, net/node.cc; the frames themselves are documented in weibod(1)).
+// (cluster/broker.cc, cluster/node.cc; the frames themselves are documented in weibod(1)).
 #ifndef WEIBO_NET_FRAMES_H_
 #define WEIBO_NET_FRAMES_H_
 

@@ -1,24 +1,24 @@
 // Service: everything weibod does with a request body, above the socket — limits, the
 // dedup window, the refusal of init, and execution by the embedded executor, through the
-// operation table like any command. net/server.cc only moves frames.
-#ifndef WEIBO_NET_SERVICE_H_
-#define WEIBO_NET_SERVICE_H_
+// operation table like any command. daemon/server.cc only moves frames.
+#ifndef WEIBO_DAEMON_SERVICE_H_
+#define WEIBO_DAEMON_SERVICE_H_
 
 #include <functional>
 #include <memory>
 #include <string>
 
-#include "net/rate_limiter.h"
-#include "net/reply_cache.h"
+#include "daemon/rate_limiter.h"
+#include "daemon/reply_cache.h"
 #include "net/wire.h"
 #include "weibo/daemon.h"
 #include "weibo/request.h"
 
-namespace weibo::net {
+namespace weibo::daemon {
 
 class Service {
  public:
-  // transport: set by a cluster node (net/node.cc), so that the jobs a request creates
+  // transport: set by a cluster node (cluster/node.cc), so that the jobs a request creates
   // for shards of other nodes are sent to them.
   explicit Service(const DaemonOptions& options, JobTransport* transport = nullptr);
 
@@ -42,12 +42,12 @@ class Service {
 
   DaemonOptions options_;
   JobTransport* transport_;
-  WireLimits limits_;
+  net::WireLimits limits_;
   RateLimiter rate_;
   ReplyCache replies_;
   std::unique_ptr<Executor> executor_;  // keeps the shards open between requests
 };
 
-}  // namespace weibo::net
+}  // namespace weibo::daemon
 
-#endif  // WEIBO_NET_SERVICE_H_
+#endif  // WEIBO_DAEMON_SERVICE_H_

@@ -4,7 +4,7 @@
 // its first copy finds that copy's reply in the dedup window.
 //
 // Frames: [routing id][empty delimiter, from REQ clients][body]. The reply reuses the
-// envelope. Everything about the body is net/service.cc's business.
+// envelope. Everything about the body is daemon/service.cc's business.
 //
 // Shutdown: SIGTERM or SIGINT sets a flag the loop sees within one poll interval; the loop
 // then answers what has already arrived (for at most drain_ms), and the socket lingers
@@ -16,8 +16,8 @@
 #include <zmq_addon.hpp>
 
 #include "net/frames.h"
-#include "net/service.h"
-#include "net/signals.h"
+#include "daemon/service.h"
+#include "daemon/signals.h"
 #include "storage/failure.h"
 #include "storage/shard_set.h"
 #include "weibo/daemon.h"
@@ -62,7 +62,7 @@ Status Bind(zmq::socket_t& socket, const DaemonOptions& options, std::string* en
 
 // Reads one message if one is waiting and answers it; false when none was waiting.
 // Only the first frames are kept: a message of a million frames costs no memory here.
-bool ServeOne(zmq::socket_t& socket, net::Service& service) {
+bool ServeOne(zmq::socket_t& socket, daemon::Service& service) {
   constexpr size_t kKeep = 4;  // routing id, delimiter, body, and one too many
   std::vector<zmq::message_t> frames;
   size_t count = 0;
@@ -87,7 +87,7 @@ bool ServeOne(zmq::socket_t& socket, net::Service& service) {
   bool answered = false;
   try {
     if (count - first_body != 1) {
-      send(net::Service::MalformedMessage());
+      send(daemon::Service::MalformedMessage());
       return true;
     }
     service.Handle(frames[0].to_string(), frames[first_body].to_string(),
@@ -107,12 +107,12 @@ bool Readable(zmq::socket_t& socket, int timeout_ms, std::chrono::microseconds s
   return net::AwaitReadable(socket, spin, std::chrono::milliseconds(timeout_ms));
 }
 
-// Serves until SIGTERM or SIGINT (net/signals.h). A signal interrupting a call is not an error.
+// Serves until SIGTERM or SIGINT (daemon/signals.h). A signal interrupting a call is not an error.
 // Deferred work (the group commit of deliveries) is finished when no request has come for
 // kQuietMs, and at least every kIdleEveryMs under steady load. At start and then every
 // drain_interval_ms (0: never), when no request is waiting, one pass of the drain op applies
 // the jobs others left pending (Service::DrainPending).
-void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, int drain_interval_ms,
+void ServeUntilSignal(zmq::socket_t& socket, daemon::Service& service, int drain_interval_ms,
                       long* served) {
   using Clock = std::chrono::steady_clock;
   bool owed = false;  // requests served since the last Idle()
@@ -123,11 +123,11 @@ void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, int drain_in
     owed = false;
     last_idle = Clock::now();
   };
-  while (!net::StopSignals::Stopped()) {
+  while (!daemon::StopSignals::Stopped()) {
     try {
       // Just after a reply the next request of the same client is likely on its way.
       if (Readable(socket, owed ? kQuietMs : kPollMs, owed ? kSpin : std::chrono::microseconds())) {
-        while (!net::StopSignals::Stopped() && ServeOne(socket, service)) {
+        while (!daemon::StopSignals::Stopped() && ServeOne(socket, service)) {
           ++*served;
           owed = true;
         }
@@ -146,7 +146,7 @@ void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, int drain_in
 }
 
 // Answers the requests that have already arrived, for at most drain_ms.
-void Drain(zmq::socket_t& socket, net::Service& service, int drain_ms, long* served) {
+void Drain(zmq::socket_t& socket, daemon::Service& service, int drain_ms, long* served) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(drain_ms);
   while (std::chrono::steady_clock::now() < deadline) {
     try {
@@ -168,8 +168,8 @@ Status RunDaemon(const DaemonOptions& options) {
   std::string endpoint;
   Status bound = Bind(socket, options, &endpoint);
   if (!bound.ok()) return bound;
-  net::Service service(options);
-  net::StopSignals signals;
+  daemon::Service service(options);
+  daemon::StopSignals signals;
   if (options.on_ready) options.on_ready(endpoint);
   if (options.log) options.log("serving " + options.data_dir + " on " + endpoint);
   long served = 0;

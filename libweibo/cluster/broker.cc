@@ -1,7 +1,7 @@
 // RunBroker: the cluster's router (weibo-cluster(1), weibod(1) CLUSTER PROTOCOL).
 //
 // Frontend: a ROUTER speaking the ordinary protocol, so `--connect BROKER` works exactly as
-// against one weibod. Each request goes to the owner of its home shard (net/routing.h);
+// against one weibod. Each request goes to the owner of its home shard (cluster/routing.h);
 // requests with no home shard go to the live nodes in turn. The broker answers itself
 // only: malformed requests (as weibod would), `cluster_status`, and `unavailable` when the
 // owner is down — immediately, and for every request already forwarded to a node that dies.
@@ -19,9 +19,9 @@
 #include <zmq_addon.hpp>
 
 #include "net/frames.h"
-#include "net/routing.h"
-#include "net/service.h"
-#include "net/signals.h"
+#include "cluster/routing.h"
+#include "daemon/service.h"
+#include "daemon/signals.h"
 #include "net/wire.h"
 #include "weibo/cluster.h"
 
@@ -83,7 +83,7 @@ class Broker {
   }
 
   void Serve() {
-    while (!net::StopSignals::Stopped()) {
+    while (!daemon::StopSignals::Stopped()) {
       try {
         zmq::pollitem_t items[] = {{backend_.handle(), 0, ZMQ_POLLIN, 0},
                                    {frontend_.handle(), 0, ZMQ_POLLIN, 0}};
@@ -111,7 +111,7 @@ class Broker {
     size_t first_body = frames.size() >= 3 && frames[1].empty() ? 2 : 1;
     Frames envelope(frames.begin(), frames.begin() + std::min(first_body, frames.size()));
     if (frames.size() != first_body + 1) {
-      ReplyClient(envelope, net::Service::MalformedMessage());
+      ReplyClient(envelope, daemon::Service::MalformedMessage());
       return;
     }
     const std::string& body = frames[first_body];
@@ -130,7 +130,7 @@ class Broker {
     f.envelope = std::move(envelope);
     f.id = wire.id;
     f.body = body;
-    Route(std::move(f), net::HomeShard(wire.request, count_, nullptr));
+    Route(std::move(f), cluster::HomeShard(wire.request, count_, nullptr));
   }
 
   void ReplyClient(const Frames& envelope, const std::string& reply) {
@@ -329,7 +329,7 @@ Status RunBroker(const BrokerOptions& options) {
   std::string endpoint;
   Status bound = broker.Bind(&endpoint);
   if (!bound.ok()) return bound;
-  net::StopSignals signals;
+  daemon::StopSignals signals;
   if (options.on_ready) options.on_ready(endpoint);
   if (options.log) options.log("broker on " + endpoint + ", nodes join " + options.backend);
   broker.Serve();

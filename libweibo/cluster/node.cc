@@ -33,9 +33,9 @@
 #include "jobs/jobs.h"
 #include "jobs/transport.h"
 #include "net/frames.h"
-#include "net/routing.h"
-#include "net/service.h"
-#include "net/signals.h"
+#include "cluster/routing.h"
+#include "daemon/service.h"
+#include "daemon/signals.h"
 #include "storage/failure.h"
 #include "storage/shard_set.h"
 #include "tables/user_name.h"
@@ -80,7 +80,7 @@ class Node : public JobTransport {
         direct_(context_, zmq::socket_type::router) {
     for (int s : options.shards) owned_.at(s) = true;
     DaemonOptions daemon = options.daemon;
-    service_ = std::make_unique<net::Service>(daemon, this);
+    service_ = std::make_unique<daemon::Service>(daemon, this);
   }
 
   Status Start(std::string* endpoint) {
@@ -105,9 +105,9 @@ class Node : public JobTransport {
     std::thread heartbeat([this] { Heartbeat(); });
     auto next_drain = SteadyClock::now();
     auto last_idle = SteadyClock::now();
-    while (!net::StopSignals::Stopped()) {
+    while (!daemon::StopSignals::Stopped()) {
       try {
-        while (!queue_.empty() && !net::StopSignals::Stopped()) {
+        while (!queue_.empty() && !daemon::StopSignals::Stopped()) {
           Frames frames = std::move(queue_.front());
           queue_.pop_front();
           HandleBroker(frames);
@@ -120,7 +120,7 @@ class Node : public JobTransport {
           while (RecvFrames(broker_, &frames)) HandleBroker(frames);
         if (items[1].revents & ZMQ_POLLIN)
           while (RecvFrames(direct_, &frames, 4)) HandleDirect(frames);
-        // The group commit of the client requests' deliveries (net/server.cc does the same).
+        // The group commit of the client requests' deliveries (daemon/server.cc does the same).
         bool quiet = !(items[0].revents & ZMQ_POLLIN) && !(items[1].revents & ZMQ_POLLIN);
         if (quiet || SteadyClock::now() - last_idle >= std::chrono::milliseconds(kIdleEveryMs)) {
           service_->Idle();
@@ -240,7 +240,7 @@ class Node : public JobTransport {
              .ok())
       return -1;
     try {
-      return net::HomeShard(wire.request, shards_.count(), [this](const std::string& name) {
+      return cluster::HomeShard(wire.request, shards_.count(), [this](const std::string& name) {
         return LookupName(shards_.At(shards_.ShardOfName(name)), name);
       });
     } catch (const std::exception&) {
@@ -276,7 +276,7 @@ class Node : public JobTransport {
     size_t first_body = frames.size() >= 3 && frames[1].empty() ? 2 : 1;
     std::string reply;
     if (frames.size() != first_body + 1) {
-      reply = net::Service::MalformedMessage();
+      reply = daemon::Service::MalformedMessage();
     } else {
       int home = Home(frames[first_body]);
       if (home >= 0 && !Owns(home)) {
@@ -344,7 +344,7 @@ class Node : public JobTransport {
   zmq::context_t context_;
   zmq::socket_t broker_;
   zmq::socket_t direct_;
-  std::unique_ptr<net::Service> service_;  // client requests, on its executor's connections
+  std::unique_ptr<daemon::Service> service_;  // client requests, on its executor's connections
   std::deque<Frames> queue_;               // requests that arrived during a Deliver
   std::string endpoint_;
   uint64_t next_tag_ = 0;
@@ -410,7 +410,7 @@ Status RunNode(const NodeOptions& options) {
     std::string endpoint;
     Status started = node.Start(&endpoint);
     if (!started.ok()) return started;
-    net::StopSignals signals;
+    daemon::StopSignals signals;
     if (options.daemon.on_ready) options.daemon.on_ready(endpoint);
     if (options.daemon.log)
       options.daemon.log("node " + options.name + " serving " + options.daemon.data_dir + " on " +

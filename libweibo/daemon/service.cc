@@ -1,8 +1,12 @@
-#include "net/service.h"
+#include "daemon/service.h"
 
 #include "weibo/ops.h"
 
-namespace weibo::net {
+namespace weibo::daemon {
+
+using net::EncodeReply;
+using net::ParseRequest;
+using net::WireRequest;
 
 Service::Service(const DaemonOptions& options, JobTransport* transport)
     : options_(options),
@@ -82,4 +86,4 @@ void Service::Handle(const std::string& peer, const std::string& body,
   answer(reply);
 }  // the result, the request and the explaining executor are freed here, after the answer
 
-}  // namespace weibo::net
+}  // namespace weibo::daemon
