@@ -16,13 +16,6 @@ Service::Service(const DaemonOptions& options, JobTransport* transport)
       replies_(options.dedup, options.dedup_bytes),
       executor_(Open(false)) {}
 
-std::string Service::MalformedMessage() {
-  return EncodeReply(
-      Json(),
-      Status(Code::kInvalidRequest, "a request is one frame, after an optional empty delimiter"),
-      nullptr);
-}
-
 // Explained requests run on a fresh executor: the statements that open a shard are part
 // of what --explain shows an embedded command doing, and a kept executor would not repeat
 // them. Explain is for reading, not for speed.

@@ -29,8 +29,6 @@ class Service {
   // messages, the request) is freed after the reply is on its way, while the client reads.
   void Handle(const std::string& peer, const std::string& body,
               const std::function<void(const std::string& reply)>& answer);
-  // The reply to a message whose frames do not hold exactly one body.
-  static std::string MalformedMessage();
   // No request waiting: finishes the deferred work (Executor::Idle, the group commit).
   void Idle() { executor_->Idle(); }
   // One pass of the drain op over every outbox (DaemonOptions::drain_interval_ms); what it

@@ -16,6 +16,8 @@
 
 namespace weibo {
 
+class Context;
+
 class JobTransport {
  public:
   virtual ~JobTransport() = default;
@@ -31,6 +33,12 @@ class JobTransport {
     for (const JobRow& job : jobs) acked->push_back(Deliver(job));
   }
 };
+
+// The owner's side of a Deliver: applies a job another process sent for a shard this one
+// owns, in one transaction on its target together with its job_applied mark, then the
+// jobs that created (DrainCreated). False when the mark shows it was applied before. The
+// source marks it done once told (jobs/delivered.cc).
+bool ApplyDeliveredJob(Context& ctx, const JobRow& job);
 
 }  // namespace weibo
 
