@@ -63,23 +63,8 @@ int main(int argc, char** argv) {
   if (*status) {
     auto r = weibo::ClusterStatus(options);
     if (!r.ok()) return Fail(r.status().code(), r.status().message());
-    const weibo::Json& v = r.value();
-    bool all = v.value("broker_alive", false);
-    for (const auto& n : v["nodes"]) all = all && n.value("alive", false);
-    if (json) {
-      std::cout << v.dump() << "\n";
-    } else {
-      std::cout << "broker " << v.value("broker", "") << " pid " << v.value("broker_pid", 0)
-                << (v.value("broker_alive", false) ? " up" : " down") << "\n";
-      for (const auto& n : v["nodes"]) {
-        std::string shards;
-        for (const auto& s : n["shards"]) shards += (shards.empty() ? "" : ",") + s.dump();
-        std::cout << n.value("node", "") << " " << n.value("endpoint", "") << " pid "
-                  << n.value("pid", 0) << (n.value("alive", false) ? " up" : " down") << " shards "
-                  << shards << "\n";
-      }
-    }
-    return all ? 0 : weibo::ExitStatus(weibo::Code::kUnavailable);
+    std::cout << weibo::FormatClusterStatus(r.value(), json);
+    return weibo::ClusterAllUp(r.value()) ? 0 : weibo::ExitStatus(weibo::Code::kUnavailable);
   }
   weibo::Status s = weibo::ClusterDown(options);
   return s.ok() ? 0 : Fail(s.code(), s.message());

@@ -162,7 +162,7 @@ bool ApplyJob(Context& ctx, const JobRow& job) {
   return applied;
 }
 
-// --- cluster hook (jobs/transport.h; the transport itself is net/node.cc) ---------------
+// --- cluster hook (jobs/transport.h; the transport itself is cluster/node.cc) ---------------
 // Without a transport every job is applied here (ApplyBatch). On a cluster node, a job for
 // a shard another node owns goes to the transport and is marked done here only once it was
 // acknowledged; a node drains only the outboxes of the shards it owns.

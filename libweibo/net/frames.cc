@@ -23,8 +23,12 @@ bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep) {
 bool SendFrames(zmq::socket_t& socket, const Frames& frames) {
   std::vector<zmq::const_buffer> out;
   for (const auto& f : frames) out.push_back(zmq::buffer(f));
+  return SendBuffers(socket, out);
+}
+
+bool SendBuffers(zmq::socket_t& socket, const std::vector<zmq::const_buffer>& frames) {
   try {
-    return zmq::send_multipart(socket, out, zmq::send_flags::dontwait).has_value();
+    return zmq::send_multipart(socket, frames, zmq::send_flags::dontwait).has_value();
   } catch (const zmq::error_t& e) {
     if (e.num() == EHOSTUNREACH || e.num() == EAGAIN) return false;
     throw;

@@ -1,5 +1,6 @@
-// Multipart ZeroMQ messages as vectors of strings: the broker's and the nodes' framing
-// (net/broker.cc, net/node.cc; the frames themselves are documented in weibod(1)).
+// Multipart ZeroMQ messages as vectors of strings, read and sent without blocking, and the
+// brief poll before a sleep: the framing under every socket of weibod, the broker, the
+// nodes and the client (the frames themselves are documented in weibod(1)).
 #ifndef WEIBO_NET_FRAMES_H_
 #define WEIBO_NET_FRAMES_H_
 
@@ -22,6 +23,8 @@ bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep = 8);
 // Sends without blocking. False when the peer cannot be reached (a ROUTER socket with
 // ZMQ_ROUTER_MANDATORY, or a full queue); the caller decides whether that matters.
 bool SendFrames(zmq::socket_t& socket, const Frames& frames);
+// The same for frames the caller holds elsewhere (a reply is sent without a copy).
+bool SendBuffers(zmq::socket_t& socket, const std::vector<zmq::const_buffer>& frames);
 
 // Whether a message is waiting on socket within `spin` and then `timeout`. For up to `spin`
 // it polls without sleeping, yielding the CPU between polls; only then does it sleep in

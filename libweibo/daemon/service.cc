@@ -1,8 +1,12 @@
-#include "net/service.h"
+#include "daemon/service.h"
 
 #include "weibo/ops.h"
 
-namespace weibo::net {
+namespace weibo::daemon {
+
+using net::EncodeReply;
+using net::ParseRequest;
+using net::WireRequest;
 
 Service::Service(const DaemonOptions& options, JobTransport* transport)
     : options_(options),
@@ -11,13 +15,6 @@ Service::Service(const DaemonOptions& options, JobTransport* transport)
       rate_(options.rate),
       replies_(options.dedup, options.dedup_bytes),
       executor_(Open(false)) {}
-
-std::string Service::MalformedMessage() {
-  return EncodeReply(
-      Json(),
-      Status(Code::kInvalidRequest, "a request is one frame, after an optional empty delimiter"),
-      nullptr);
-}
 
 // Explained requests run on a fresh executor: the statements that open a shard are part
 // of what --explain shows an embedded command doing, and a kept executor would not repeat
@@ -82,4 +79,4 @@ void Service::Handle(const std::string& peer, const std::string& body,
   answer(reply);
 }  // the result, the request and the explaining executor are freed here, after the answer
 
-}  // namespace weibo::net
+}  // namespace weibo::daemon

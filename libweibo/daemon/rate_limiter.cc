@@ -1,8 +1,8 @@
-#include "net/rate_limiter.h"
+#include "daemon/rate_limiter.h"
 
 #include <algorithm>
 
-namespace weibo::net {
+namespace weibo::daemon {
 namespace {
 
 constexpr size_t kForgetAbove = 4096;  // tracked peers before idle ones are dropped
@@ -34,4 +34,4 @@ bool RateLimiter::Allow(const std::string& peer, Time now) {
   return true;
 }
 
-}  // namespace weibo::net
+}  // namespace weibo::daemon

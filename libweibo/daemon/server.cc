@@ -3,21 +3,25 @@
 // writes an embedded user would make, and a retried request that is still queued behind
 // its first copy finds that copy's reply in the dedup window.
 //
-// Frames: [routing id][empty delimiter, from REQ clients][body]. The reply reuses the
-// envelope. Everything about the body is net/service.cc's business.
+// Frames: [routing id][empty delimiter, from REQ clients][body] (net/router.h). The reply
+// reuses the envelope. Everything about the body is daemon/service.cc's business.
 //
 // Shutdown: SIGTERM or SIGINT sets a flag the loop sees within one poll interval; the loop
 // then answers what has already arrived (for at most drain_ms), and the socket lingers
 // long enough to flush those replies.
+#include "daemon/server.h"
+
 #include <chrono>
 #include <exception>
 #include <vector>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "daemon/service.h"
+#include "daemon/signals.h"
 #include "net/frames.h"
-#include "net/service.h"
-#include "net/signals.h"
+#include "net/router.h"
+#include "net/wire.h"
 #include "storage/failure.h"
 #include "storage/shard_set.h"
 #include "weibo/daemon.h"
@@ -28,73 +32,27 @@ namespace {
 constexpr int kPollMs = 100;      // how soon a signal is noticed
 constexpr int kQuietMs = 2;       // no request for this long, with work deferred: Idle()
 constexpr int kIdleEveryMs = 50;  // under steady load, Idle() at least this often
-constexpr int kLingerMs = 1000;   // to flush the last replies on close
 // After a reply, how long to wait for the next request without sleeping (net/frames.h).
 constexpr std::chrono::microseconds kSpin(300);
 
-// Opens every shard once, so a daemon on a bad directory fails at start, not at its
-// first request.
-Status CheckCluster(const std::string& dir) {
-  try {
-    ShardSet shards(dir, nullptr);
-    for (int i = 0; i < shards.count(); ++i) shards.At(i);
-    return Status::Ok();
-  } catch (const Failure& f) {
-    return f.status();
-  } catch (const std::exception& e) {
-    return Status(Code::kStorageError, e.what());
-  }
-}
-
-Status Bind(zmq::socket_t& socket, const DaemonOptions& options, std::string* endpoint) {
-  try {
-    socket.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(options.max_msg_size));
-    socket.set(zmq::sockopt::linger, kLingerMs);
-    socket.bind(options.bind);
-    *endpoint = socket.get(zmq::sockopt::last_endpoint);
-    return Status::Ok();
-  } catch (const zmq::error_t& e) {
-    bool malformed = e.num() == EINVAL || e.num() == EPROTONOSUPPORT || e.num() == ENOCOMPATPROTO;
-    return Status(malformed ? Code::kInvalidArgument : Code::kUnavailable,
-                  "cannot bind '" + options.bind + "': " + e.what());
-  }
-}
-
 // Reads one message if one is waiting and answers it; false when none was waiting.
 // Only the first frames are kept: a message of a million frames costs no memory here.
-bool ServeOne(zmq::socket_t& socket, net::Service& service) {
-  constexpr size_t kKeep = 4;  // routing id, delimiter, body, and one too many
-  std::vector<zmq::message_t> frames;
-  size_t count = 0;
-  for (bool more = true; more; ++count) {
-    zmq::message_t frame;
-    if (!socket.recv(frame, count == 0 ? zmq::recv_flags::dontwait : zmq::recv_flags::none))
-      return false;  // nothing waiting (a message arrives whole or not at all)
-    more = frame.more();
-    if (frames.size() < kKeep) frames.push_back(std::move(frame));
-  }
-  // frames[0] is the routing id; REQ clients put an empty delimiter before the body.
-  size_t first_body = count >= 3 && frames[1].size() == 0 ? 2 : 1;
+bool ServeOne(zmq::socket_t& socket, daemon::Service& service) {
+  net::Frames frames;
+  if (!net::RecvFrames(socket, &frames, net::kClientFrames)) return false;
+  net::ClientMessage message = net::SplitClientMessage(std::move(frames));
   // The reply is sent as soon as it is encoded (Service::Handle frees the rest after).
-  // A peer that has gone away is not an error: ROUTER drops what it cannot route.
-  auto send = [&](const std::string& reply) {
-    std::vector<zmq::const_buffer> out;
-    for (size_t i = 0; i < first_body; ++i)
-      out.push_back(zmq::buffer(frames[i].data(), frames[i].size()));
-    out.push_back(zmq::buffer(reply));
-    (void)zmq::send_multipart(socket, out, zmq::send_flags::dontwait);
-  };
+  auto send = [&](const std::string& reply) { net::ReplyTo(socket, message.envelope, reply); };
   bool answered = false;
   try {
-    if (count - first_body != 1) {
-      send(net::Service::MalformedMessage());
+    if (!message.well_formed) {
+      send(net::MalformedMessage());
       return true;
     }
-    service.Handle(frames[0].to_string(), frames[first_body].to_string(),
-                   [&](const std::string& reply) {
-                     answered = true;
-                     send(reply);
-                   });
+    service.Handle(message.envelope[0], message.body, [&](const std::string& reply) {
+      answered = true;
+      send(reply);
+    });
   } catch (const zmq::error_t&) {
     throw;                             // the socket's, for the loop to judge
   } catch (const std::exception& e) {  // out of memory, or a bug: answer, keep serving
@@ -107,12 +65,12 @@ bool Readable(zmq::socket_t& socket, int timeout_ms, std::chrono::microseconds s
   return net::AwaitReadable(socket, spin, std::chrono::milliseconds(timeout_ms));
 }
 
-// Serves until SIGTERM or SIGINT (net/signals.h). A signal interrupting a call is not an error.
+// Serves until SIGTERM or SIGINT (daemon/signals.h). A signal interrupting a call is not an error.
 // Deferred work (the group commit of deliveries) is finished when no request has come for
 // kQuietMs, and at least every kIdleEveryMs under steady load. At start and then every
 // drain_interval_ms (0: never), when no request is waiting, one pass of the drain op applies
 // the jobs others left pending (Service::DrainPending).
-void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, int drain_interval_ms,
+void ServeUntilSignal(zmq::socket_t& socket, daemon::Service& service, int drain_interval_ms,
                       long* served) {
   using Clock = std::chrono::steady_clock;
   bool owed = false;  // requests served since the last Idle()
@@ -123,11 +81,11 @@ void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, int drain_in
     owed = false;
     last_idle = Clock::now();
   };
-  while (!net::StopSignals::Stopped()) {
+  while (!daemon::StopSignals::Stopped()) {
     try {
       // Just after a reply the next request of the same client is likely on its way.
       if (Readable(socket, owed ? kQuietMs : kPollMs, owed ? kSpin : std::chrono::microseconds())) {
-        while (!net::StopSignals::Stopped() && ServeOne(socket, service)) {
+        while (!daemon::StopSignals::Stopped() && ServeOne(socket, service)) {
           ++*served;
           owed = true;
         }
@@ -146,7 +104,7 @@ void ServeUntilSignal(zmq::socket_t& socket, net::Service& service, int drain_in
 }
 
 // Answers the requests that have already arrived, for at most drain_ms.
-void Drain(zmq::socket_t& socket, net::Service& service, int drain_ms, long* served) {
+void Drain(zmq::socket_t& socket, daemon::Service& service, int drain_ms, long* served) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(drain_ms);
   while (std::chrono::steady_clock::now() < deadline) {
     try {
@@ -160,16 +118,37 @@ void Drain(zmq::socket_t& socket, net::Service& service, int drain_ms, long* ser
 
 }  // namespace
 
+namespace daemon {
+
+Status CheckCluster(const std::string& dir, const std::vector<int>& owned) {
+  try {
+    ShardSet shards(dir, nullptr);
+    for (int s : owned)
+      if (s < 0 || s >= shards.count())
+        return Status(Code::kInvalidArgument, "shard " + std::to_string(s) + " does not exist");
+    for (int i = 0; i < shards.count(); ++i) shards.At(i);
+    return Status::Ok();
+  } catch (const Failure& f) {
+    return f.status();
+  } catch (const std::exception& e) {
+    return Status(Code::kStorageError, e.what());
+  }
+}
+
+}  // namespace daemon
+
 Status RunDaemon(const DaemonOptions& options) {
-  Status cluster = CheckCluster(options.data_dir);
+  Status cluster = daemon::CheckCluster(options.data_dir);
   if (!cluster.ok()) return cluster;
   zmq::context_t context;
   zmq::socket_t socket(context, zmq::socket_type::router);
   std::string endpoint;
-  Status bound = Bind(socket, options, &endpoint);
+  Status bound = net::SetUpSockets("cannot bind '" + options.bind + "'", [&] {
+    endpoint = net::BindForClients(socket, options.bind, options.max_msg_size);
+  });
   if (!bound.ok()) return bound;
-  net::Service service(options);
-  net::StopSignals signals;
+  daemon::Service service(options);
+  daemon::StopSignals signals;
   if (options.on_ready) options.on_ready(endpoint);
   if (options.log) options.log("serving " + options.data_dir + " on " + endpoint);
   long served = 0;

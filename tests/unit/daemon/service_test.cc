@@ -1,8 +1,8 @@
-// net/service.cc: the dedup window a daemon keeps. Within one Service a retried write is
+// daemon/service.cc: the dedup window a daemon keeps. Within one Service a retried write is
 // answered from memory; a fresh Service on the same data (a restarted weibod or node, its
 // memory empty) answers it from the shards' request_log with the same bytes, and applies
 // nothing.
-#include "net/service.h"
+#include "daemon/service.h"
 
 #include "test_support.h"
 
@@ -29,12 +29,12 @@ TEST_CASE("service: a write retried on a restarted service gets the same reply, 
   const std::string post = Body("R", "post", R"({"user":"@alice","content":"once"})");
   std::string first;
   {
-    net::Service service(Options(c));
+    daemon::Service service(Options(c));
     first = service.Handle("peer", post);
     REQUIRE(first.find(R"("ok":true)") != std::string::npos);
     REQUIRE(service.Handle("peer", post) == first);  // from memory
   }
-  net::Service restarted(Options(c));
+  daemon::Service restarted(Options(c));
   REQUIRE(restarted.Handle("another peer", post) == first);  // from the shards
   REQUIRE(c.User(a).at("msg_count") == 1);
   // A new id posts again.
@@ -52,16 +52,16 @@ TEST_CASE("service: user_add, follow and comment retried on a restarted service"
       Body("F", "follow", R"({"user":"@bob","target":"@alice"})"),
   };
   for (const auto& body : bodies) {
-    std::string first = net::Service(Options(c)).Handle("peer", body);
+    std::string first = daemon::Service(Options(c)).Handle("peer", body);
     INFO(first);
     REQUIRE(first.find(R"("ok":true)") != std::string::npos);
-    REQUIRE(net::Service(Options(c)).Handle("peer", body) == first);
+    REQUIRE(daemon::Service(Options(c)).Handle("peer", body) == first);
   }
   int64_t post = c.Post(1, "hello");
   const std::string comment = Body(
       "C", "comment", R"({"user":"@bob","msg":")" + std::to_string(post) + R"(","content":"hi"})");
-  std::string first = net::Service(Options(c)).Handle("peer", comment);
-  REQUIRE(net::Service(Options(c)).Handle("peer", comment) == first);
+  std::string first = daemon::Service(Options(c)).Handle("peer", comment);
+  REQUIRE(daemon::Service(Options(c)).Handle("peer", comment) == first);
   REQUIRE(c.Run("user_list").size() == 2);
   REQUIRE(c.User(2).at("follow_count") == 1);
   REQUIRE(c.User(2).at("msg_count") == 1);

@@ -1,6 +1,6 @@
-#include "net/reply_cache.h"
+#include "daemon/reply_cache.h"
 
-namespace weibo::net {
+namespace weibo::daemon {
 
 const std::string* ReplyCache::Find(const std::string& id) const {
   auto it = replies_.find(id);
@@ -20,4 +20,4 @@ void ReplyCache::Put(const std::string& id, const std::string& reply) {
   }
 }
 
-}  // namespace weibo::net
+}  // namespace weibo::daemon

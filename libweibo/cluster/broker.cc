@@ -1,7 +1,7 @@
 // RunBroker: the cluster's router (weibo-cluster(1), weibod(1) CLUSTER PROTOCOL).
 //
 // Frontend: a ROUTER speaking the ordinary protocol, so `--connect BROKER` works exactly as
-// against one weibod. Each request goes to the owner of its home shard (net/routing.h);
+// against one weibod. Each request goes to the owner of its home shard (cluster/routing.h);
 // requests with no home shard go to the live nodes in turn. The broker answers itself
 // only: malformed requests (as weibod would), `cluster_status`, and `unavailable` when the
 // owner is down — immediately, and for every request already forwarded to a node that dies.
@@ -18,19 +18,19 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "cluster/protocol.h"
+#include "cluster/routing.h"
+#include "daemon/signals.h"
 #include "net/frames.h"
-#include "net/routing.h"
-#include "net/service.h"
-#include "net/signals.h"
+#include "net/router.h"
 #include "net/wire.h"
 #include "weibo/cluster.h"
 
-namespace weibo {
+namespace weibo::cluster {
 namespace {
 
 using net::Frames;
 using net::RecvFrames;
-using net::SendFrames;
 using SteadyClock = std::chrono::steady_clock;
 
 constexpr int kPollMs = 50;
@@ -63,27 +63,19 @@ class Broker {
         backend_(context_, zmq::socket_type::router) {}
 
   Status Bind(std::string* endpoint) {
-    try {
-      frontend_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(options_.max_msg_size));
-      frontend_.set(zmq::sockopt::linger, 1000);
-      frontend_.bind(options_.frontend);
-      backend_.set(zmq::sockopt::router_mandatory, true);
-      backend_.set(zmq::sockopt::router_handover, true);
-      backend_.set(zmq::sockopt::linger, 1000);
-      backend_.bind(options_.backend);
-      *endpoint = frontend_.get(zmq::sockopt::last_endpoint);
-      frontend_endpoint_ = *endpoint;
-      return Status::Ok();
-    } catch (const zmq::error_t& e) {
-      bool malformed = e.num() == EINVAL || e.num() == EPROTONOSUPPORT || e.num() == ENOCOMPATPROTO;
-      return Status(
-          malformed ? Code::kInvalidArgument : Code::kUnavailable,
-          "cannot bind '" + options_.frontend + "' and '" + options_.backend + "': " + e.what());
-    }
+    return net::SetUpSockets(
+        "cannot bind '" + options_.frontend + "' and '" + options_.backend + "'", [&] {
+          *endpoint = frontend_endpoint_ =
+              net::BindForClients(frontend_, options_.frontend, options_.max_msg_size);
+          backend_.set(zmq::sockopt::router_mandatory, true);
+          backend_.set(zmq::sockopt::router_handover, true);
+          backend_.set(zmq::sockopt::linger, 1000);
+          backend_.bind(options_.backend);
+        });
   }
 
   void Serve() {
-    while (!net::StopSignals::Stopped()) {
+    while (!daemon::StopSignals::Stopped()) {
       try {
         zmq::pollitem_t items[] = {{backend_.handle(), 0, ZMQ_POLLIN, 0},
                                    {frontend_.handle(), 0, ZMQ_POLLIN, 0}};
@@ -92,7 +84,7 @@ class Broker {
         if (items[0].revents & ZMQ_POLLIN)
           while (RecvFrames(backend_, &frames, 5)) FromNode(frames);
         if (items[1].revents & ZMQ_POLLIN)
-          while (RecvFrames(frontend_, &frames, 4)) FromClient(frames);
+          while (RecvFrames(frontend_, &frames, net::kClientFrames)) FromClient(std::move(frames));
         Expire();
       } catch (const zmq::error_t& e) {
         if (e.num() != EINTR) Log(std::string("socket error: ") + e.what());
@@ -107,36 +99,32 @@ class Broker {
 
   // --- clients ---------------------------------------------------------------------------
 
-  void FromClient(Frames& frames) {
-    size_t first_body = frames.size() >= 3 && frames[1].empty() ? 2 : 1;
-    Frames envelope(frames.begin(), frames.begin() + std::min(first_body, frames.size()));
-    if (frames.size() != first_body + 1) {
-      ReplyClient(envelope, net::Service::MalformedMessage());
+  void FromClient(Frames frames) {
+    net::ClientMessage message = net::SplitClientMessage(std::move(frames));
+    if (!message.well_formed) {
+      ReplyClient(message.envelope, net::MalformedMessage());
       return;
     }
-    const std::string& body = frames[first_body];
     net::WireRequest wire;
-    Status parsed =
-        ParseRequest(body, net::WireLimits{options_.max_msg_size, options_.max_depth}, &wire);
+    Status parsed = ParseRequest(message.body,
+                                 net::WireLimits{options_.max_msg_size, options_.max_depth}, &wire);
     if (!parsed.ok()) {
-      ReplyClient(envelope, net::EncodeReply(wire.id, parsed, nullptr));
+      ReplyClient(message.envelope, net::EncodeReply(wire.id, parsed, nullptr));
       return;
     }
     if (wire.request.op == "cluster_status") {
-      ReplyClient(envelope, net::EncodeReply(wire.id, Result<Json>(StatusJson()), nullptr));
+      ReplyClient(message.envelope, net::EncodeReply(wire.id, Result<Json>(StatusJson()), nullptr));
       return;
     }
     InFlight f;
-    f.envelope = std::move(envelope);
+    f.envelope = std::move(message.envelope);
     f.id = wire.id;
-    f.body = body;
-    Route(std::move(f), net::HomeShard(wire.request, count_, nullptr));
+    f.body = std::move(message.body);
+    Route(std::move(f), HomeShard(wire.request, count_, nullptr));
   }
 
   void ReplyClient(const Frames& envelope, const std::string& reply) {
-    Frames out = envelope;
-    out.push_back(reply);
-    SendFrames(frontend_, out);
+    net::ReplyTo(frontend_, envelope, reply);
   }
 
   void FailClient(const InFlight& f, const std::string& why) {
@@ -166,7 +154,7 @@ class Broker {
     }
     const std::string tag = std::to_string(++next_tag_);
     const std::string client = f.envelope.empty() ? std::string() : f.envelope[0];
-    if (!SendFrames(backend_, {node, "REQ", tag, client, f.body})) {
+    if (!SendVerbTo(backend_, node, Verb::kReq, {tag, client, f.body})) {
       FailClient(f, "node " + node + " is not connected");
       return;
     }
@@ -195,18 +183,18 @@ class Broker {
 
   // --- nodes -----------------------------------------------------------------------------
 
-  void FromNode(Frames& frames) {
-    if (frames.size() < 2) return;
+  void FromNode(const Frames& frames) {
+    const Verb verb = ReadVerb(frames, 1);
+    if (verb == Verb::kNone) return;
     const std::string& sender = frames[0];
-    const std::string& command = frames[1];
-    if (command == "HB" && frames.size() >= 3) {
+    if (verb == Verb::kHeartbeat) {
       Heartbeat(frames[2]);
-    } else if (command == "REP" && frames.size() >= 4) {
+    } else if (verb == Verb::kRep) {
       auto it = inflight_.find(frames[2]);
       if (it == inflight_.end() || it->second.job) return;  // failed meanwhile
       ReplyClient(it->second.envelope, frames[3]);
       inflight_.erase(it);
-    } else if (command == "REDIRECT" && frames.size() >= 4) {
+    } else if (verb == Verb::kRedirect) {
       auto it = inflight_.find(frames[2]);
       if (it == inflight_.end() || it->second.job) return;
       InFlight f = std::move(it->second);
@@ -217,14 +205,14 @@ class Broker {
         return;
       }
       Route(std::move(f), shard);
-    } else if (command == "JOB" && frames.size() >= 4) {
+    } else if (verb == Verb::kJob) {
       Job(sender, frames[2], frames[3]);
-    } else if (command == "ACK" && frames.size() >= 4) {
+    } else if (verb == Verb::kAck) {
       auto it = inflight_.find(frames[2]);
       if (it == inflight_.end() || !it->second.job) return;
-      SendFrames(backend_, {it->second.envelope[0], "ACK", it->second.envelope[1], frames[3]});
+      SendVerbTo(backend_, it->second.envelope[0], Verb::kAck, {it->second.envelope[1], frames[3]});
       inflight_.erase(it);
-    } else if (command == "BYE") {
+    } else if (verb == Verb::kBye) {
       auto it = nodes_.find(sender);
       if (it != nodes_.end() && it->second.alive) Down(it->second, "stopped");
     }
@@ -266,16 +254,15 @@ class Broker {
 
   void Job(const std::string& origin, const std::string& tag, const std::string& body) {
     auto refuse = [&](const std::string& why) {
-      SendFrames(backend_, {origin, "ACK", tag, Json{{"ok", false}, {"error", why}}.dump()});
+      SendVerbTo(backend_, origin, Verb::kAck, {tag, AckRefused(why)});
     };
-    Json job = Json::parse(body, nullptr, false);
-    int target = job.is_object() ? job.value("target", -1) : -1;
+    int target = JobTarget(body);
     if (target < 0 || target >= count_) return refuse("a job without a valid target shard");
     const std::string node = owner_[target];
     if (node.empty() || !nodes_[node].alive)
       return refuse("shard " + std::to_string(target) + "'s node is down");
     const std::string own_tag = std::to_string(++next_tag_);
-    if (!SendFrames(backend_, {node, "JOB", own_tag, body}))
+    if (!SendVerbTo(backend_, node, Verb::kJob, {own_tag, body}))
       return refuse("node " + node + " is not connected");
     InFlight f;
     f.job = true;
@@ -301,8 +288,8 @@ class Broker {
         continue;
       }
       if (it->second.job)
-        SendFrames(backend_, {it->second.envelope[0], "ACK", it->second.envelope[1],
-                              Json{{"ok", false}, {"error", "node down"}}.dump()});
+        SendVerbTo(backend_, it->second.envelope[0], Verb::kAck,
+                   {it->second.envelope[1], AckRefused("node down")});
       else
         FailClient(it->second, "node " + info.name + " went down before it answered");
       it = inflight_.erase(it);
@@ -324,12 +311,16 @@ class Broker {
 
 }  // namespace
 
+}  // namespace weibo::cluster
+
+namespace weibo {
+
 Status RunBroker(const BrokerOptions& options) {
-  Broker broker(options);
+  cluster::Broker broker(options);
   std::string endpoint;
   Status bound = broker.Bind(&endpoint);
   if (!bound.ok()) return bound;
-  net::StopSignals signals;
+  daemon::StopSignals signals;
   if (options.on_ready) options.on_ready(endpoint);
   if (options.log) options.log("broker on " + endpoint + ", nodes join " + options.backend);
   broker.Serve();

@@ -5,14 +5,14 @@
 // Peers are ZeroMQ routing ids, which a reconnecting client changes; buckets of peers that
 // have been idle long enough to be full again carry no information and are forgotten
 // when many peers are tracked, so the table stays bounded by the active peers.
-#ifndef WEIBO_NET_RATE_LIMITER_H_
-#define WEIBO_NET_RATE_LIMITER_H_
+#ifndef WEIBO_DAEMON_RATE_LIMITER_H_
+#define WEIBO_DAEMON_RATE_LIMITER_H_
 
 #include <chrono>
 #include <string>
 #include <unordered_map>
 
-namespace weibo::net {
+namespace weibo::daemon {
 
 class RateLimiter {
  public:
@@ -34,6 +34,6 @@ class RateLimiter {
   std::unordered_map<std::string, Bucket> buckets_;
 };
 
-}  // namespace weibo::net
+}  // namespace weibo::daemon
 
-#endif  // WEIBO_NET_RATE_LIMITER_H_
+#endif  // WEIBO_DAEMON_RATE_LIMITER_H_

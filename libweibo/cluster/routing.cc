@@ -1,4 +1,4 @@
-#include "net/routing.h"
+#include "cluster/routing.h"
 
 #include <exception>
 
@@ -6,7 +6,7 @@
 #include "storage/shard_set.h"
 #include "weibo/ops.h"
 
-namespace weibo::net {
+namespace weibo::cluster {
 namespace {
 
 int ShardOfUser(const Json& user, int count, const NameResolver& resolve) {
@@ -48,4 +48,4 @@ int HomeShard(const Request& request, int count, const NameResolver& resolve) {
   }
 }
 
-}  // namespace weibo::net
+}  // namespace weibo::cluster

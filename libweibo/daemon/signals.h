@@ -1,11 +1,11 @@
 // Stop on SIGTERM/SIGINT for weibod, the broker and a node: the
 // first signal sets a flag the loop polls; the second ends the process.
-#ifndef WEIBO_NET_SIGNALS_H_
-#define WEIBO_NET_SIGNALS_H_
+#ifndef WEIBO_DAEMON_SIGNALS_H_
+#define WEIBO_DAEMON_SIGNALS_H_
 
 #include <csignal>
 
-namespace weibo::net {
+namespace weibo::daemon {
 
 class StopSignals {
  public:
@@ -17,6 +17,6 @@ class StopSignals {
   struct sigaction old_term_, old_int_;
 };
 
-}  // namespace weibo::net
+}  // namespace weibo::daemon
 
-#endif  // WEIBO_NET_SIGNALS_H_
+#endif  // WEIBO_DAEMON_SIGNALS_H_

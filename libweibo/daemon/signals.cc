@@ -1,6 +1,6 @@
-#include "net/signals.h"
+#include "daemon/signals.h"
 
-namespace weibo::net {
+namespace weibo::daemon {
 namespace {
 
 volatile std::sig_atomic_t g_stopped = 0;
@@ -31,4 +31,4 @@ StopSignals::~StopSignals() {
 
 bool StopSignals::Stopped() { return g_stopped != 0; }
 
-}  // namespace weibo::net
+}  // namespace weibo::daemon

@@ -7,15 +7,15 @@
 // Invariants: at most max_entries replies and max_bytes bytes of them are kept; the
 // oldest is dropped first; an id is kept once (a second Put of a kept id is ignored, so
 // the first reply is the one every retry gets).
-#ifndef WEIBO_NET_REPLY_CACHE_H_
-#define WEIBO_NET_REPLY_CACHE_H_
+#ifndef WEIBO_DAEMON_REPLY_CACHE_H_
+#define WEIBO_DAEMON_REPLY_CACHE_H_
 
 #include <cstddef>
 #include <deque>
 #include <string>
 #include <unordered_map>
 
-namespace weibo::net {
+namespace weibo::daemon {
 
 class ReplyCache {
  public:
@@ -32,6 +32,6 @@ class ReplyCache {
   std::deque<std::string> order_;  // ids, oldest first
 };
 
-}  // namespace weibo::net
+}  // namespace weibo::daemon
 
-#endif  // WEIBO_NET_REPLY_CACHE_H_
+#endif  // WEIBO_DAEMON_REPLY_CACHE_H_

@@ -1,12 +1,12 @@
-// net/routing.cc: the home shard of every op (weibo-cluster(1), Routing), and
+// cluster/routing.cc: the home shard of every op (weibo-cluster(1), Routing), and
 // ParseShardList (weibod --shards).
-#include "net/routing.h"
+#include "cluster/routing.h"
 
 #include "storage/shard_set.h"
 #include "test_support.h"
 #include "weibo/cluster.h"
 
-namespace weibo::net {
+namespace weibo::cluster {
 namespace {
 
 int Home(const std::string& op, Json args, const NameResolver& resolve = nullptr) {
@@ -54,4 +54,4 @@ TEST_CASE("shard lists") {
 }
 
 }  // namespace
-}  // namespace weibo::net
+}  // namespace weibo::cluster

@@ -8,8 +8,8 @@
 //   delete show comments reposts      the message's shard, msg mod N (the gene method)
 //   user_list count fsck drain, and   no home shard (-1): any live node
 //   anything invalid or unknown
-#ifndef WEIBO_NET_ROUTING_H_
-#define WEIBO_NET_ROUTING_H_
+#ifndef WEIBO_CLUSTER_ROUTING_H_
+#define WEIBO_CLUSTER_ROUTING_H_
 
 #include <cstdint>
 #include <functional>
@@ -18,7 +18,7 @@
 
 #include "weibo/request.h"
 
-namespace weibo::net {
+namespace weibo::cluster {
 
 // Resolves a user name (without the '@') to an id; nullopt when there is no such user.
 using NameResolver = std::function<std::optional<int64_t>(const std::string& name)>;
@@ -29,6 +29,6 @@ using NameResolver = std::function<std::optional<int64_t>(const std::string& nam
 // "@name" user routes to the name's shard.
 int HomeShard(const Request& request, int count, const NameResolver& resolve);
 
-}  // namespace weibo::net
+}  // namespace weibo::cluster
 
-#endif  // WEIBO_NET_ROUTING_H_
+#endif  // WEIBO_CLUSTER_ROUTING_H_

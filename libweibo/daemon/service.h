@@ -1,24 +1,24 @@
 // Service: everything weibod does with a request body, above the socket — limits, the
 // dedup window, the refusal of init, and execution by the embedded executor, through the
-// operation table like any command. net/server.cc only moves frames.
-#ifndef WEIBO_NET_SERVICE_H_
-#define WEIBO_NET_SERVICE_H_
+// operation table like any command. daemon/server.cc only moves frames.
+#ifndef WEIBO_DAEMON_SERVICE_H_
+#define WEIBO_DAEMON_SERVICE_H_
 
 #include <functional>
 #include <memory>
 #include <string>
 
-#include "net/rate_limiter.h"
-#include "net/reply_cache.h"
+#include "daemon/rate_limiter.h"
+#include "daemon/reply_cache.h"
 #include "net/wire.h"
 #include "weibo/daemon.h"
 #include "weibo/request.h"
 
-namespace weibo::net {
+namespace weibo::daemon {
 
 class Service {
  public:
-  // transport: set by a cluster node (net/node.cc), so that the jobs a request creates
+  // transport: set by a cluster node (cluster/node.cc), so that the jobs a request creates
   // for shards of other nodes are sent to them.
   explicit Service(const DaemonOptions& options, JobTransport* transport = nullptr);
 
@@ -29,8 +29,6 @@ class Service {
   // messages, the request) is freed after the reply is on its way, while the client reads.
   void Handle(const std::string& peer, const std::string& body,
               const std::function<void(const std::string& reply)>& answer);
-  // The reply to a message whose frames do not hold exactly one body.
-  static std::string MalformedMessage();
   // No request waiting: finishes the deferred work (Executor::Idle, the group commit).
   void Idle() { executor_->Idle(); }
   // One pass of the drain op over every outbox (DaemonOptions::drain_interval_ms); what it
@@ -42,12 +40,12 @@ class Service {
 
   DaemonOptions options_;
   JobTransport* transport_;
-  WireLimits limits_;
+  net::WireLimits limits_;
   RateLimiter rate_;
   ReplyCache replies_;
   std::unique_ptr<Executor> executor_;  // keeps the shards open between requests
 };
 
-}  // namespace weibo::net
+}  // namespace weibo::daemon
 
-#endif  // WEIBO_NET_SERVICE_H_
+#endif  // WEIBO_DAEMON_SERVICE_H_
