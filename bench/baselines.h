@@ -13,9 +13,9 @@
 //   one txn per post  the same transactions, each with its own fsync: what a design that
 //                     makes every delivery durable at once costs (the shape the bench used
 //                     before group commit).
-//   ceiling           every row in one transaction on one file, then one fsync: the most
-//                     SQLite does with these rows on this disk. No mode can beat it, as
-//                     every mode commits every post durably.
+//   ceiling           every row in one transaction on one file, in primary-key order,
+//                     then one fsync: the most SQLite does with these rows on this disk.
+//                     No mode can beat it, as every mode commits every post durably.
 //
 // Every file is set up as a shard is (storage/shard.cc): WAL, synchronous=FULL (NORMAL for a
 // commit that is synced later), no automatic checkpoint, no checkpoint on close; the table

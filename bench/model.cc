@@ -83,6 +83,9 @@ PostFanOut FanOutOf(int64_t author, const std::vector<int64_t>& fans, int shards
     int shard = static_cast<int>(fan % shards);
     (shard == post.author_shard ? post.own : by_shard[shard]).push_back(fan);
   }
+  // In id order, as the library reads a fan list (user_relation's key) and inserts it.
+  std::sort(post.own.begin(), post.own.end());
+  for (auto& [shard, batch] : by_shard) std::sort(batch.begin(), batch.end());
   post.far.assign(by_shard.begin(), by_shard.end());
   return post;
 }
