@@ -238,7 +238,7 @@ int Main(int argc, char** argv) {
   if (!runs.ok()) return Fail(kProgram, runs.status(), json);
 
   for (const ModeRun& run : runs.value()) {
-    r.metrics.push_back(Derive(run, model, 0, true));
+    r.metrics.push_back(Derive(run, model, nullptr, true));
     for (const auto& sample : run.error_samples)
       std::cerr << kProgram << ": warning: " << run.feed << ": " << sample << "\n";
   }
