@@ -4,18 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "weibo/cli.h"
 #include "weibo/cluster.h"
 #include "weibo/daemon.h"
 #include "weibo/version.h"
-
-namespace {
-
-int Fail(weibo::Code code, const std::string& message) {
-  std::cerr << "weibod: error: " << weibo::CodeName(code) << ": " << message << "\n";
-  return weibo::ExitStatus(code);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   weibo::DaemonOptions options;
@@ -69,19 +61,14 @@ int main(int argc, char** argv) {
   app.add_option("--backend", backend, "broker: the endpoint nodes join")
       ->type_name("ENDPOINT")
       ->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return Fail(weibo::Code::kInvalidArgument, std::string(e.what()) + " (see weibod --help)");
-  }
+  if (auto exit = weibo::cli::ParseArgs(app, argc, argv)) return *exit;
   options.on_ready = [](const std::string& endpoint) { std::cout << endpoint << std::endl; };
   options.log = [](const std::string& line) { std::cerr << "weibod: " << line << std::endl; };
   weibo::Status status;
   if (broker) {
     if (!shards.empty() || !join.empty())
-      return Fail(weibo::Code::kInvalidArgument, "--broker takes no --shards or --join");
+      return weibo::cli::ReportError(
+          "weibod", {weibo::Code::kInvalidArgument, "--broker takes no --shards or --join"});
     weibo::BrokerOptions bo;
     bo.frontend = options.bind;
     bo.backend = backend;
@@ -92,9 +79,10 @@ int main(int argc, char** argv) {
     status = weibo::RunBroker(bo);
   } else if (!shards.empty() || !join.empty()) {
     if (shards.empty() || join.empty())
-      return Fail(weibo::Code::kInvalidArgument, "a cluster node needs both --shards and --join");
+      return weibo::cli::ReportError("weibod", {weibo::Code::kInvalidArgument,
+                                                "a cluster node needs both --shards and --join"});
     auto list = weibo::ParseShardList(shards, 0);
-    if (!list.ok()) return Fail(list.status().code(), list.status().message());
+    if (!list.ok()) return weibo::cli::ReportError("weibod", list.status());
     weibo::NodeOptions no;
     no.daemon = options;
     no.join = join;
@@ -103,14 +91,15 @@ int main(int argc, char** argv) {
     if (app.count("--drain-interval") > 0) {
       // A node's passes also carry its jobs for other nodes' shards: it cannot go without.
       if (options.drain_interval_ms == 0)
-        return Fail(weibo::Code::kInvalidArgument,
-                    "a cluster node drains its outboxes: --drain-interval must be at least 1");
+        return weibo::cli::ReportError(
+            "weibod", {weibo::Code::kInvalidArgument,
+                       "a cluster node drains its outboxes: --drain-interval must be at least 1"});
       no.drain_interval_ms = options.drain_interval_ms;
     }
     status = weibo::RunNode(no);
   } else {
     status = weibo::RunDaemon(options);
   }
-  if (!status.ok()) return Fail(status.code(), status.message());
+  if (!status.ok()) return weibo::cli::ReportError("weibod", status);
   return 0;
 }
