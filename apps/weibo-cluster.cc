@@ -3,17 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "weibo/cli.h"
 #include "weibo/cluster.h"
 #include "weibo/version.h"
-
-namespace {
-
-int Fail(weibo::Code code, const std::string& message) {
-  std::cerr << "weibo-cluster: error: " << weibo::CodeName(code) << ": " << message << "\n";
-  return weibo::ExitStatus(code);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   weibo::ClusterOptions options;
@@ -46,26 +38,18 @@ int main(int argc, char** argv) {
   CLI::App* status = app.add_subcommand("status", "show the broker and each node");
   status->add_flag("--json", json, "print one JSON object");
   app.add_subcommand("down", "stop every node and the broker (SIGTERM, then wait)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
-    return Fail(weibo::Code::kInvalidArgument,
-                std::string(e.what()) + " (see weibo-cluster --help)");
-  }
+  if (auto exit = weibo::cli::ParseArgs(app, argc, argv)) return *exit;
   if (*up) {
     options.print = [](const std::string& line) { std::cout << line << std::endl; };
     weibo::Status s = weibo::ClusterUp(options);
-    return s.ok() ? 0 : Fail(s.code(), s.message());
+    return s.ok() ? 0 : weibo::cli::ReportError("weibo-cluster", s);
   }
   if (*status) {
     auto r = weibo::ClusterStatus(options);
-    if (!r.ok()) return Fail(r.status().code(), r.status().message());
+    if (!r.ok()) return weibo::cli::ReportError("weibo-cluster", r.status());
     std::cout << weibo::FormatClusterStatus(r.value(), json);
     return weibo::ClusterAllUp(r.value()) ? 0 : weibo::ExitStatus(weibo::Code::kUnavailable);
   }
   weibo::Status s = weibo::ClusterDown(options);
-  return s.ok() ? 0 : Fail(s.code(), s.message());
+  return s.ok() ? 0 : weibo::cli::ReportError("weibo-cluster", s);
 }

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "weibo/cli.h"
 #include "weibo/cluster.h"
 #include "weibo/daemon.h"
 #include "weibo/version.h"
@@ -11,8 +12,7 @@
 namespace {
 
 int Fail(weibo::Code code, const std::string& message) {
-  std::cerr << "weibod: error: " << weibo::CodeName(code) << ": " << message << "\n";
-  return weibo::ExitStatus(code);
+  return weibo::cli::ReportError("weibod", {code, message});
 }
 
 // The options that make weibod a cluster's broker or one of its nodes (weibo-cluster(1)).
@@ -75,7 +75,7 @@ void AddClusterOptions(CLI::App& app, ClusterFlags& flags) {
 }
 
 int Finish(const weibo::Status& status) {
-  return status.ok() ? 0 : Fail(status.code(), status.message());
+  return status.ok() ? 0 : weibo::cli::ReportError("weibod", status);
 }
 
 int ServeAsBroker(const weibo::DaemonOptions& options, const ClusterFlags& flags) {
@@ -97,7 +97,7 @@ int ServeAsNode(const weibo::DaemonOptions& options, const ClusterFlags& flags,
   if (flags.shards.empty() || flags.join.empty())
     return Fail(weibo::Code::kInvalidArgument, "a cluster node needs both --shards and --join");
   auto list = weibo::ParseShardList(flags.shards, 0);
-  if (!list.ok()) return Fail(list.status().code(), list.status().message());
+  if (!list.ok()) return weibo::cli::ReportError("weibod", list.status());
   weibo::NodeOptions no;
   no.daemon = options;
   no.join = flags.join;
@@ -122,13 +122,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("weibod ") + weibo::kVersion);
   AddDaemonOptions(app, options);
   AddClusterOptions(app, cluster);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return Fail(weibo::Code::kInvalidArgument, std::string(e.what()) + " (see weibod --help)");
-  }
+  if (auto exit = weibo::cli::ParseArgs(app, argc, argv)) return *exit;
   options.on_ready = [](const std::string& endpoint) { std::cout << endpoint << std::endl; };
   options.log = [](const std::string& line) { std::cerr << "weibod: " << line << std::endl; };
   if (cluster.broker) return ServeAsBroker(options, cluster);

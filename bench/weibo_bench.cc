@@ -15,7 +15,7 @@
 #include "metrics.h"
 #include "report.h"
 #include "star.h"
-#include "weibo/ops.h"
+#include "weibo/cli.h"
 #include "weibo/version.h"
 
 namespace weibo::bench {
@@ -68,12 +68,10 @@ void AddRunOptions(CLI::App* app, RunFlags* f, std::string* now, const char* now
 }
 
 // Checks what the parser cannot: --connect excludes the options that shape the bench's
-// own clusters (they would be silently ignored), and --async needs the drain op.
+// own clusters (they would be silently ignored).
 Status CheckFlags(const RunFlags& f) {
   if (f.star < 0 || f.star > 10000000)
     return Status(Code::kInvalidArgument, "--star must be from 0 to 10000000");
-  if (f.async && FindOperation("drain") == nullptr)
-    return Status(Code::kInvalidArgument, "--async needs the drain op, which this library lacks");
   if (!f.weibod.empty() && !f.daemon)
     return Status(Code::kInvalidArgument, "--weibod is the binary --daemon starts: give --daemon");
   if (f.daemon && !f.connect.empty())
@@ -162,11 +160,12 @@ int Report(const RunFlags& f, const RunInfo& info, const TraceModel& model,
   std::cout << std::flush;
   if (!f.json_file.empty()) {
     Status s = WriteText(f.json_file, BenchJson(info, model, metrics, after).dump(2) + "\n");
-    if (!s.ok()) return Fail(kProgram, s, false);
+    if (!s.ok()) return cli::ReportError(kProgram, s, false);
   }
   if (errors == 0) return 0;
-  Fail(kProgram, Status(first.code(), std::to_string(errors) + " op(s) of the trace were refused"),
-       false);
+  cli::ReportError(
+      kProgram, Status(first.code(), std::to_string(errors) + " op(s) of the trace were refused"),
+      false);
   return 1;
 }
 
@@ -174,13 +173,13 @@ int Report(const RunFlags& f, const RunInfo& info, const TraceModel& model,
 int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t default_now_ms,
                  int64_t read_count, StarOptions star) {
   Status s = CheckFlags(f);
-  if (!s.ok()) return Fail(kProgram, s, false);
+  if (!s.ok()) return cli::ReportError(kProgram, s, false);
   TraceModel model = ModelTrace(trace, f.cluster.shards);
   info.trace_ops = static_cast<int64_t>(trace.size());
   auto options = MakeOptions(f, model, default_now_ms, &info);
-  if (!options.ok()) return Fail(kProgram, options.status(), false);
+  if (!options.ok()) return cli::ReportError(kProgram, options.status(), false);
   auto work = WorkDir::Make(f.data, kProgram);
-  if (!work.ok()) return Fail(kProgram, work.status(), false);
+  if (!work.ok()) return cli::ReportError(kProgram, work.status(), false);
   WorkDir dir = std::move(work.value());
 
   Progress progress;
@@ -220,7 +219,7 @@ int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t de
   };
   auto runs = RunModes(trace, model, options.value(), dir.path(), progress, after);
   progress.Clear();
-  if (!runs.ok()) return Fail(kProgram, runs.status(), false);
+  if (!runs.ok()) return cli::ReportError(kProgram, runs.status(), false);
   return Report(f, info, model, runs.value(), after_modes, explained.str(), dir);
 }
 
@@ -252,22 +251,13 @@ int Main(int argc, char** argv) {
                   "measured alone")
       ->capture_default_str();
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return Fail(
-        kProgram,
-        Status(Code::kInvalidArgument, std::string(e.what()) + " (see " + kProgram + " --help)"),
-        false);
-  }
+  if (auto exit = cli::ParseArgs(app, argc, argv)) return *exit;
 
   if (replay->parsed()) {
     auto clock = ParseClock(replay_now);
-    if (!clock.ok()) return Fail(kProgram, clock.status(), false);
+    if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), false);
     auto trace = LoadTrace(trace_path);
-    if (!trace.ok()) return Fail(kProgram, trace.status(), false);
+    if (!trace.ok()) return cli::ReportError(kProgram, trace.status(), false);
     RunInfo info;
     info.command = "replay";
     info.workload = nullptr;
@@ -275,16 +265,16 @@ int Main(int argc, char** argv) {
     return RunAndReport(trace.value(), info, flags, clock.value(), 20, StarOptions());
   }
   auto clock = ParseClock(gen->parsed() ? gen_now : run_now);
-  if (!clock.ok()) return Fail(kProgram, clock.status(), false);
+  if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), false);
   spec.start_ms = clock.value();
   Status s = CheckSpec(spec);
-  if (!s.ok()) return Fail(kProgram, s, false);
+  if (!s.ok()) return cli::ReportError(kProgram, s, false);
   Trace trace = Generate(spec);
   if (gen->parsed()) {
     std::ostringstream text;
     WriteTrace(text, trace);
     s = WriteText(output, text.str());
-    return s.ok() ? 0 : Fail(kProgram, s, false);
+    return s.ok() ? 0 : cli::ReportError(kProgram, s, false);
   }
   RunInfo info;
   info.command = "run";

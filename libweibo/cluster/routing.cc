@@ -35,13 +35,16 @@ int HomeShard(const Request& request, int count, const NameResolver& resolve) {
   if (op == nullptr) return -1;
   try {
     Json args = ValidateArgs(*op, request.args);
-    const std::string& name = request.op;
-    if (name == "user_add") return ShardOfName(args.at("name").get<std::string>(), count);
-    if (name == "delete" || name == "show" || name == "comments" || name == "reposts")
-      return ShardOfMsg(args.at("msg"), count);
-    if (name == "user_show" || name == "follow" || name == "unfollow" || name == "post" ||
-        name == "repost" || name == "comment" || name == "timeline")
-      return ShardOfUser(args.at("user"), count, resolve);
+    switch (op->home) {
+      case HomeKey::kName:
+        return ShardOfName(args.at("name").get<std::string>(), count);
+      case HomeKey::kMessage:
+        return ShardOfMsg(args.at("msg"), count);
+      case HomeKey::kUser:
+        return ShardOfUser(args.at("user"), count, resolve);
+      case HomeKey::kNone:
+        break;
+    }
     return -1;
   } catch (const std::exception&) {  // invalid arguments: any node gives the error
     return -1;

@@ -1,13 +1,12 @@
 // Routing in a cluster (weibo-cluster(1), ROUTING): the home shard of a request — the one
-// shard whose owner must serve it because the request writes there first.
+// shard whose owner must serve it because the request writes there first. Each op's
+// home key in the operation table (weibo/ops.h, HomeKey) says which argument names it:
 //
-//   user_add                          the name's shard, BLAKE2b-64(name) mod N
-//   user_show follow unfollow post    the acting user's shard, user mod N; a "@name" user
-//   repost comment timeline           is first routed to the name's shard and resolved
-//                                     there (the node answers with a redirect)
-//   delete show comments reposts      the message's shard, msg mod N (the gene method)
-//   user_list count fsck drain, and   no home shard (-1): any live node
-//   anything invalid or unknown
+//   kName     the name's shard, BLAKE2b-64(name) mod N                    (user_add)
+//   kUser     the acting user's shard, user mod N; a "@name" user is first routed to the
+//             name's shard and resolved there (the node answers with a redirect)
+//   kMessage  the message's shard, msg mod N (the gene method)
+//   kNone     no home shard (-1): any live node; so is anything invalid or unknown
 #ifndef WEIBO_CLUSTER_ROUTING_H_
 #define WEIBO_CLUSTER_ROUTING_H_
 

@@ -63,18 +63,18 @@ void Service::Handle(const std::string& peer, const std::string& body,
   }
   Request& request = wire.request;
   request.id = id;  // recorded with the write it applies: the dedup window outlives a restart
-  if (request.op == "init")
+  const OpSpec* op = FindOperation(request.op);
+  if (op != nullptr && op->local != nullptr)  // it would replace the files served here
     return answer(EncodeReply(wire.id,
                               Status(Code::kInvalidRequest,
-                                     "init is not served by the daemon: run weibo-init on its "
-                                     "data directory before starting it"),
+                                     request.op + " is not served by the daemon: run weibo-" +
+                                         op->command + " on its data directory before starting it"),
                               nullptr));
   std::unique_ptr<Executor> explaining = wire.explain ? Open(true) : nullptr;
   Executor& executor = explaining ? *explaining : *executor_;
   Result<Json> result = executor.Execute(request);
   std::vector<std::string> explain = executor.Explain();
   std::string reply = EncodeReply(wire.id, result, wire.explain ? &explain : nullptr);
-  const OpSpec* op = FindOperation(request.op);
   if (!id.empty() && op != nullptr && op->writes) replies_.Put(id, reply);
   answer(reply);
 }  // the result, the request and the explaining executor are freed here, after the answer

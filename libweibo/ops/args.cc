@@ -115,7 +115,7 @@ int64_t Number(const std::string& what, const Json& value, int64_t lo, int64_t h
   return v;
 }
 
-Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
+Json One(const ArgSpec& spec, const Json& value) {
   std::string what = std::string("--") + spec.name;  // as the command line spells it
   std::replace(what.begin(), what.end(), '_', '-');
   switch (spec.type) {
@@ -146,7 +146,6 @@ Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
       if (!value.is_string()) Fail(Code::kInvalidArgument, what + " must be a string");
       return value;
   }
-  (void)op;
   return value;
 }
 
@@ -168,7 +167,7 @@ Json ValidateArgs(const OpSpec& op, const Json& args) {
              std::string(op.name) + " needs the argument '" + spec.name + "'");
       continue;
     }
-    out[spec.name] = One(op, spec, *it);
+    out[spec.name] = One(spec, *it);
   }
   for (auto it = args.begin(); it != args.end(); ++it) {
     bool known = false;

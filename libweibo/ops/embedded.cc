@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "flows/flows.h"
+#include "jobs/context.h"
 #include "jobs/jobs.h"
 #include "ops/args.h"
 #include "storage/failure.h"
@@ -12,46 +12,6 @@
 
 namespace weibo {
 namespace {
-
-using Handler = Json (*)(Context&, const Json&);
-
-struct Route {
-  const char* op;
-  Handler handler;
-};
-
-const Route kRoutes[] = {
-    {"user_add", UserAdd},  {"user_show", UserShow}, {"user_list", UserList},
-    {"follow", Follow},     {"unfollow", Unfollow},  {"post", Post},
-    {"repost", Repost},     {"comment", Comment},    {"delete", Delete},
-    {"timeline", Timeline}, {"show", Show},          {"comments", Comments},
-    {"reposts", Reposts},   {"count", Count},        {"fsck", Fsck},
-    {"drain", Drain},
-};
-
-Handler FindHandler(const std::string& op) {
-  for (const auto& r : kRoutes)
-    if (op == r.op) return r.handler;
-  return nullptr;
-}
-
-Json Init(const EmbeddedOptions& options, const Json& args) {
-  ClusterConfig config;
-  config.shards = static_cast<int>(args.value("shards", int64_t{16}));
-  config.feed = args.value("feed", config.feed);
-  config.page_size = static_cast<int>(args.value("page_size", int64_t{20}));
-  config.strategy = args.value("strategy", config.strategy);
-  config.inbox_cap = static_cast<int>(args.value("inbox_cap", int64_t{config.inbox_cap}));
-  config.celebrity_threshold = args.value("celebrity_threshold", config.celebrity_threshold);
-  config.active_list = args.value("active_list", config.active_list);
-  config.tier_fans = args.value("tier_fans", config.tier_fans);
-  ShardSet::Create(options.data_dir, config, args.value("force", false));
-  return Json{{"data", options.data_dir},
-              {"shards", config.shards},
-              {"feed", config.feed},
-              {"page_size", config.page_size},
-              {"strategy", config.strategy}};
-}
 
 class Embedded : public Executor {
  public:
@@ -72,12 +32,11 @@ class Embedded : public Executor {
       const OpSpec* op = FindOperation(request.op);
       if (op == nullptr) Fail(Code::kInvalidRequest, "unknown op '" + request.op + "'");
       Json args = ValidateArgs(*op, request.args);
-      if (request.op == "init") {
+      if (op->local != nullptr) {  // init: the cluster it replaces must not stay open
         Idle();
         shards_.reset();
-        return Init(options_, args);
+        return op->local(options_.data_dir, args);
       }
-      Handler handler = FindHandler(request.op);
       if (!shards_) {
         shards_ = std::make_unique<ShardSet>(options_.data_dir, Log());
         group_commit_ = GroupCommit{static_cast<size_t>(std::max(0, options_.group_commit)), {}};
@@ -87,7 +46,7 @@ class Embedded : public Executor {
       ctx.set_drain(options_.drain && !request.async);
       ctx.set_transport(options_.transport);
       ctx.set_request(request.id, request.op);
-      Json result = handler(ctx, args);
+      Json result = op->handler(ctx, args);
       if (op->writes) shards_->CheckpointOpened();
       return result;
     } catch (const Failure& f) {

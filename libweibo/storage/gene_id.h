@@ -15,15 +15,18 @@
 
 #include <cstdint>
 
+#include "weibo/time.h"
+
 namespace weibo {
 
 class Shard;
 
-constexpr int64_t kGeneEpochMs = 1577836800000;  // 2020-01-01T00:00:00Z
+constexpr int64_t kGeneEpochMs = kEarliestTimeMs;  // 2020-01-01T00:00:00Z
 // The last millisecond an id can count: 41 bits of milliseconds above the 22 low bits
 // (2089-09-06T15:47:35Z). A clock given from outside (--now, a request's "now") must lie
-// in [kGeneEpochMs, kGeneLatestMs].
-constexpr int64_t kGeneLatestMs = kGeneEpochMs + (int64_t{1} << 41) - 1;
+// in [kGeneEpochMs, kGeneLatestMs] (weibo/time.h says so to the edge).
+constexpr int64_t kGeneLatestMs = kLatestTimeMs;
+static_assert(kGeneLatestMs == kGeneEpochMs + (int64_t{1} << 41) - 1, "41 bits of ms");
 
 // The first id of millisecond now_ms for this author (sequence 0).
 int64_t GeneIdFloor(int64_t now_ms, int64_t author);

@@ -24,14 +24,16 @@ enum class Code {
   kNotFollowing,      // (exit 1)
   kCannotFollowSelf,  // (exit 1)
   kForbidden,         // acting on another user's message (exit 1)
-  kTokenMissing,      // (exit 3)
-  kTokenInvalid,      // (exit 3)
-  kTokenExpired,      // (exit 3)
-  kTokenRevoked,      // (exit 3)
-  kStorageError,      // missing/foreign/corrupt shard, locked past the timeout (exit 4)
-  kUnavailable,       // daemon unreachable or timed out (exit 5)
-  kRequestTooLarge,   // (exit 2)
-  kInvalidRequest,    // malformed request: unknown op, missing argument (exit 2)
+  // The four token codes are reserved (exit 3): nothing raises them yet, as --token is
+  // sent to a daemon but not checked.
+  kTokenMissing,
+  kTokenInvalid,
+  kTokenExpired,
+  kTokenRevoked,
+  kStorageError,     // missing/foreign/corrupt shard, locked past the timeout (exit 4)
+  kUnavailable,      // daemon unreachable or timed out (exit 5)
+  kRequestTooLarge,  // (exit 2)
+  kInvalidRequest,   // malformed request: unknown op, missing argument (exit 2)
 };
 
 // The stable machine string of a code, e.g. "not_found".

@@ -1,4 +1,4 @@
-// ops/status.cc: the one mapping from code to stable string and exit status (SPEC §10).
+// storage/status.cc: the one mapping from code to stable string and exit status (SPEC §10).
 #include "test_support.h"
 
 namespace weibo {
