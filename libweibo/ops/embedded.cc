@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "flows/flows.h"
 #include "jobs/context.h"
 #include "jobs/jobs.h"
 #include "ops/args.h"

@@ -10,9 +10,6 @@
 
 #include <sstream>
 
-#include "weibo/ops.h"
-#include "weibo/render.h"
-
 namespace weibo {
 namespace render {
 namespace {
@@ -115,11 +112,5 @@ std::string Default(const Json& r) {
 }
 
 }  // namespace render
-
-std::string RenderText(const std::string& op, const Json& result) {
-  const OpSpec* spec = FindOperation(op);
-  return spec != nullptr && spec->render != nullptr ? spec->render(result)
-                                                    : render::Default(result);
-}
 
 }  // namespace weibo

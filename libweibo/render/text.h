@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "weibo/request.h"
+#include "weibo/storage.h"
 
 namespace weibo::render {
 
