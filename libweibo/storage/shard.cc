@@ -60,6 +60,18 @@ int Stmt::Run() {
   return sqlite3_changes(shard_->db());
 }
 
+bool Stmt::Exists() {
+  bool found = Step();
+  Reset();
+  return found;
+}
+
+int64_t Stmt::IntOr(int64_t fallback) {
+  int64_t value = Step() ? Int(0) : fallback;
+  Reset();
+  return value;
+}
+
 std::vector<int64_t> Stmt::Ints() {
   std::vector<int64_t> out;
   while (Step()) out.push_back(Int(0));

@@ -41,12 +41,23 @@ class Stmt {
   Stmt& Bind(int index, int64_t value);
   Stmt& Bind(int index, const std::string& value);
   Stmt& BindNull(int index);
+  // Binds values to ?1, ?2, ... in order: BindAll(user, msg) is Bind(1, user).Bind(2, msg).
+  template <typename... Values>
+  Stmt& BindAll(const Values&... values) {
+    int index = 0;
+    (Bind(++index, values), ...);
+    return *this;
+  }
   // Advances to the next row: true when there is one, false when done.
   bool Step();
   // Runs a statement that returns no rows; returns sqlite3_changes().
   int Run();
   // Every row's first column, as integers.
   std::vector<int64_t> Ints();
+  // Whether the statement yields a row; resets it.
+  bool Exists();
+  // The first row's first column, or fallback when there is no row; resets the statement.
+  int64_t IntOr(int64_t fallback);
   int64_t Int(int column) const;
   std::string Text(int column) const;
   bool IsNull(int column) const;

@@ -14,9 +14,7 @@ int64_t TouchActiveFan(Shard& shard, int64_t author, int64_t fan, int64_t length
       .Query(
           "INSERT INTO active_fan(author_id, fan_id, touched) VALUES (?1, ?2, ?3) "
           "ON CONFLICT(author_id, fan_id) DO UPDATE SET touched = ?3")
-      .Bind(1, author)
-      .Bind(2, fan)
-      .Bind(3, seq)
+      .BindAll(author, fan, seq)
       .Run();
   // The entries beyond the newest `length`, oldest first.
   Stmt& old = shard.Query(
@@ -32,8 +30,7 @@ int64_t TouchActiveFan(Shard& shard, int64_t author, int64_t fan, int64_t length
 
 void RemoveActiveFan(Shard& shard, int64_t author, int64_t fan) {
   shard.Query("DELETE FROM active_fan WHERE author_id = ? AND fan_id = ?")
-      .Bind(1, author)
-      .Bind(2, fan)
+      .BindAll(author, fan)
       .Run();
 }
 
@@ -48,9 +45,7 @@ void SetActiveOn(Shard& shard, int64_t user, int64_t author, int64_t since) {
       .Query(
           "INSERT INTO active_on(user_id, author_id, since) VALUES (?1, ?2, ?3) "
           "ON CONFLICT(user_id, author_id) DO UPDATE SET since = max(since, ?3)")
-      .Bind(1, user)
-      .Bind(2, author)
-      .Bind(3, since)
+      .BindAll(user, author, since)
       .Run();
 }
 
@@ -59,9 +54,7 @@ void DropActiveOn(Shard& shard, int64_t user, int64_t author, int64_t upto) {
       .Query(
           "DELETE FROM active_on WHERE user_id = ?1 AND author_id = ?2 "
           "AND (?3 = 0 OR since <= ?3)")
-      .Bind(1, user)
-      .Bind(2, author)
-      .Bind(3, upto)
+      .BindAll(user, author, upto)
       .Run();
 }
 
@@ -74,11 +67,9 @@ std::set<int64_t> ActiveAuthors(Shard& shard, int64_t user) {
 }
 
 bool IsActiveOn(Shard& shard, int64_t user, int64_t author) {
-  Stmt& s = shard.Query("SELECT 1 FROM active_on WHERE user_id = ? AND author_id = ?");
-  s.Bind(1, user).Bind(2, author);
-  bool found = s.Step();
-  s.Reset();
-  return found;
+  return shard.Query("SELECT 1 FROM active_on WHERE user_id = ? AND author_id = ?")
+      .BindAll(user, author)
+      .Exists();
 }
 
 std::vector<std::pair<int64_t, int64_t>> AllActiveOn(Shard& shard) {

@@ -9,11 +9,7 @@ void RecordMsgDeleted(Shard& shard, int64_t msg_id) {
 }
 
 bool MsgDeleted(Shard& shard, int64_t msg_id) {
-  Stmt& s = shard.Query("SELECT 1 FROM msg_deleted WHERE msg_id = ?");
-  s.Bind(1, msg_id);
-  bool found = s.Step();
-  s.Reset();
-  return found;
+  return shard.Query("SELECT 1 FROM msg_deleted WHERE msg_id = ?").Bind(1, msg_id).Exists();
 }
 
 }  // namespace weibo

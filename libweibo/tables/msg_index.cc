@@ -14,10 +14,7 @@ void InsertInbox(Shard& shard, const InboxRow& r) {
       .Query(
           "INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
           "VALUES (?, ?, ?, ?)")
-      .Bind(1, r.user_id)
-      .Bind(2, r.msg_id)
-      .Bind(3, r.author_id)
-      .Bind(4, r.time)
+      .BindAll(r.user_id, r.msg_id, r.author_id, r.time)
       .Run();
 }
 
@@ -28,10 +25,7 @@ void DeliverInbox(Shard& shard, const InboxRow& r) {
           "SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM user_relation "
           "WHERE user_id = ?1 AND type = 1 AND follow_id = ?3) "
           "AND NOT EXISTS (SELECT 1 FROM msg_deleted WHERE msg_id = ?2)")
-      .Bind(1, r.user_id)
-      .Bind(2, r.msg_id)
-      .Bind(3, r.author_id)
-      .Bind(4, r.time)
+      .BindAll(r.user_id, r.msg_id, r.author_id, r.time)
       .Run();
 }
 
@@ -43,24 +37,17 @@ void DeliverInboxMany(Shard& shard, const std::string& users_json, int64_t msg_i
           "SELECT j.value, ?2, ?3, ?4 FROM json_each(?1) AS j WHERE EXISTS "
           "(SELECT 1 FROM user_relation WHERE user_id = j.value AND type = 1 AND follow_id = ?3) "
           "AND NOT EXISTS (SELECT 1 FROM msg_deleted WHERE msg_id = ?2)")
-      .Bind(1, users_json)
-      .Bind(2, msg_id)
-      .Bind(3, author_id)
-      .Bind(4, time)
+      .BindAll(users_json, msg_id, author_id, time)
       .Run();
 }
 
 void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id) {
-  shard.Query("DELETE FROM msg_index WHERE user_id = ? AND msg_id = ?")
-      .Bind(1, user)
-      .Bind(2, msg_id)
-      .Run();
+  shard.Query("DELETE FROM msg_index WHERE user_id = ? AND msg_id = ?").BindAll(user, msg_id).Run();
 }
 
 void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author) {
   shard.Query("DELETE FROM msg_index WHERE user_id = ? AND author_id = ?")
-      .Bind(1, user)
-      .Bind(2, author)
+      .BindAll(user, author)
       .Run();
 }
 
@@ -94,8 +81,7 @@ void MaybeTrimInbox(Shard& shard, int64_t user, int64_t msg_id, int64_t cap) {
   int64_t floor = kth.Int(0);
   kth.Reset();
   if (shard.Query("DELETE FROM msg_index WHERE user_id = ? AND msg_id < ?")
-          .Bind(1, user)
-          .Bind(2, floor)
+          .BindAll(user, floor)
           .Run() == 0)
     return;
   RaiseInboxFloor(shard, user, floor);
@@ -106,17 +92,14 @@ void RaiseInboxFloor(Shard& shard, int64_t user, int64_t floor) {
       .Query(
           "INSERT INTO inbox_floor(user_id, floor_msg_id) VALUES (?1, ?2) "
           "ON CONFLICT(user_id) DO UPDATE SET floor_msg_id = max(floor_msg_id, ?2)")
-      .Bind(1, user)
-      .Bind(2, floor)
+      .BindAll(user, floor)
       .Run();
 }
 
 int64_t InboxFloor(Shard& shard, int64_t user) {
-  Stmt& s = shard.Query("SELECT floor_msg_id FROM inbox_floor WHERE user_id = ?");
-  s.Bind(1, user);
-  int64_t floor = s.Step() ? s.Int(0) : 0;
-  s.Reset();
-  return floor;
+  return shard.Query("SELECT floor_msg_id FROM inbox_floor WHERE user_id = ?")
+      .Bind(1, user)
+      .IntOr(0);
 }
 
 std::vector<std::pair<int64_t, int64_t>> AllInboxFloors(Shard& shard) {

@@ -29,13 +29,8 @@ bool InsertMsgRelation(Shard& shard, const RelationMsgRow& r) {
                  "INSERT OR IGNORE INTO msg_msg_relation(reference_id, reference_msg_id, "
                  "referenced_id, referenced_msg_id, type, time, page_index) "
                  "VALUES (?, ?, ?, ?, ?, ?, ?)")
-             .Bind(1, r.reference_id)
-             .Bind(2, r.reference_msg_id)
-             .Bind(3, r.referenced_id)
-             .Bind(4, r.referenced_msg_id)
-             .Bind(5, r.type)
-             .Bind(6, r.time)
-             .Bind(7, r.page_index)
+             .BindAll(r.reference_id, r.reference_msg_id, r.referenced_id, r.referenced_msg_id,
+                      r.type, r.time, r.page_index)
              .Run() > 0;
 }
 
@@ -51,8 +46,7 @@ std::optional<RelationMsgRow> GetMsgRelation(Shard& shard, int64_t reference_id,
 
 bool DeleteMsgRelation(Shard& shard, int64_t reference_id, int64_t reference_msg_id) {
   return shard.Query("DELETE FROM msg_msg_relation WHERE reference_id = ? AND reference_msg_id = ?")
-             .Bind(1, reference_id)
-             .Bind(2, reference_msg_id)
+             .BindAll(reference_id, reference_msg_id)
              .Run() > 0;
 }
 
@@ -68,11 +62,9 @@ std::vector<RelationMsgRow> MsgRelationPage(Shard& shard, int64_t msg_id, int ty
 }
 
 bool HasMsgRelations(Shard& shard, int64_t msg_id) {
-  Stmt& s = shard.Query("SELECT 1 FROM msg_msg_relation WHERE referenced_msg_id = ? LIMIT 1");
-  s.Bind(1, msg_id);
-  bool found = s.Step();
-  s.Reset();
-  return found;
+  return shard.Query("SELECT 1 FROM msg_msg_relation WHERE referenced_msg_id = ? LIMIT 1")
+      .Bind(1, msg_id)
+      .Exists();
 }
 
 std::vector<RelationMsgRow> AllMsgRelations(Shard& shard) {

@@ -24,10 +24,7 @@ JobRow ReadRow(Stmt& s, int source) {
 int64_t InsertJob(Shard& shard, int target, const std::string& kind, const std::string& payload,
                   int64_t now_ms) {
   shard.Query("INSERT INTO outbox(target_shard, kind, payload, created) VALUES (?, ?, ?, ?)")
-      .Bind(1, target)
-      .Bind(2, kind)
-      .Bind(3, payload)
-      .Bind(4, now_ms)
+      .BindAll(target, kind, payload, now_ms)
       .Run();
   return sqlite3_last_insert_rowid(shard.db());
 }
@@ -83,17 +80,12 @@ void MarkJobDone(Shard& shard, int64_t local_id) {
 }
 
 bool JobApplied(Shard& shard, int64_t global_id) {
-  Stmt& s = shard.Query("SELECT 1 FROM job_applied WHERE job_id = ?");
-  s.Bind(1, global_id);
-  bool found = s.Step();
-  s.Reset();
-  return found;
+  return shard.Query("SELECT 1 FROM job_applied WHERE job_id = ?").Bind(1, global_id).Exists();
 }
 
 void RecordJobApplied(Shard& shard, int64_t global_id, int64_t now_ms) {
   shard.Query("INSERT OR IGNORE INTO job_applied(job_id, applied) VALUES (?, ?)")
-      .Bind(1, global_id)
-      .Bind(2, now_ms)
+      .BindAll(global_id, now_ms)
       .Run();
 }
 

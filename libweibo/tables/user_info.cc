@@ -57,10 +57,7 @@ void InsertUser(Shard& shard, const UserRow& r) {
       .Query(
           "INSERT OR IGNORE INTO user_info(user_id, user_name, created, last_active) "
           "VALUES (?, ?, ?, ?)")
-      .Bind(1, r.id)
-      .Bind(2, r.name)
-      .Bind(3, r.created)
-      .Bind(4, r.last_active)
+      .BindAll(r.id, r.name, r.created, r.last_active)
       .Run();
 }
 
@@ -69,10 +66,7 @@ void AddUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t
       .Query(
           "UPDATE user_info SET msg_count = msg_count + ?, fans_count = fans_count + ?, "
           "follow_count = follow_count + ? WHERE user_id = ?")
-      .Bind(1, msgs)
-      .Bind(2, fans)
-      .Bind(3, follows)
-      .Bind(4, id)
+      .BindAll(msgs, fans, follows, id)
       .Run();
 }
 
@@ -81,32 +75,24 @@ void SetUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t
       .Query(
           "UPDATE user_info SET msg_count = ?, fans_count = ?, follow_count = ? "
           "WHERE user_id = ?")
-      .Bind(1, msgs)
-      .Bind(2, fans)
-      .Bind(3, follows)
-      .Bind(4, id)
+      .BindAll(msgs, fans, follows, id)
       .Run();
 }
 
 void MarkPulledFrom(Shard& shard, int64_t id, int64_t threshold) {
   shard.Query("UPDATE user_info SET pulled = 1 WHERE user_id = ? AND fans_count >= ?")
-      .Bind(1, id)
-      .Bind(2, threshold)
+      .BindAll(id, threshold)
       .Run();
 }
 
 void TouchUser(Shard& shard, int64_t id, int64_t now_ms) {
   shard.Query("UPDATE user_info SET last_active = max(last_active, ?) WHERE user_id = ?")
-      .Bind(1, now_ms)
-      .Bind(2, id)
+      .BindAll(now_ms, id)
       .Run();
 }
 
 void SetListsTouched(Shard& shard, int64_t id, int64_t now_ms) {
-  shard.Query("UPDATE user_info SET lists_touched = ? WHERE user_id = ?")
-      .Bind(1, now_ms)
-      .Bind(2, id)
-      .Run();
+  shard.Query("UPDATE user_info SET lists_touched = ? WHERE user_id = ?").BindAll(now_ms, id).Run();
 }
 
 std::vector<UserRow> ListUsers(Shard& shard) {

@@ -14,10 +14,7 @@ std::optional<int64_t> LookupName(Shard& shard, const std::string& name) {
 }
 
 void InsertName(Shard& shard, const std::string& name, int64_t id) {
-  shard.Query("INSERT INTO user_name(user_name, user_id) VALUES (?, ?)")
-      .Bind(1, name)
-      .Bind(2, id)
-      .Run();
+  shard.Query("INSERT INTO user_name(user_name, user_id) VALUES (?, ?)").BindAll(name, id).Run();
 }
 
 int64_t AllocateUserId(Shard& shard0) {

@@ -28,18 +28,13 @@ bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t
              .Query(
                  "INSERT OR IGNORE INTO user_relation(user_id, follow_id, type, time) "
                  "VALUES (?, ?, ?, ?)")
-             .Bind(1, user)
-             .Bind(2, other)
-             .Bind(3, type)
-             .Bind(4, time)
+             .BindAll(user, other, type, time)
              .Run() > 0;
 }
 
 bool DeleteRelation(Shard& shard, int64_t user, int64_t other, int type) {
   return shard.Query("DELETE FROM user_relation WHERE user_id = ? AND type = ? AND follow_id = ?")
-             .Bind(1, user)
-             .Bind(2, type)
-             .Bind(3, other)
+             .BindAll(user, type, other)
              .Run() > 0;
 }
 
