@@ -98,11 +98,11 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
   int64_t now_ms = 0;
   if (!now_.empty()) {
     auto ms = ParseTime(now_);
-    // Message ids count milliseconds from 2020-01-01 in 41 bits (the gene method).
-    if (!ms || *ms < kGeneEpochMs || *ms > kGeneLatestMs)
-      return Fail(Code::kInvalidArgument,
-                  "--now must be epoch seconds or ISO 8601 from 2020-01-01 to 2089-09-06, not '" +
-                      now_ + "'");
+    // Message ids count milliseconds from 2020-01-01 in 41 bits (the gene method), and
+    // the last whole week of them is the last a clock may be in (storage/gene_id.h).
+    if (!ms || !ClockInRange(*ms))
+      return Fail(Code::kInvalidArgument, "--now must be epoch seconds or ISO 8601 " +
+                                              ClockRange() + ", not '" + now_ + "'");
     now_ms = *ms;
   }
   Request request;
