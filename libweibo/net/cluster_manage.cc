@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "storage/files.h"
 #include "storage/shard_set.h"
 #include "weibo/cluster.h"
 
@@ -46,13 +47,8 @@ bool ReadJson(const std::string& path, Json* out) {
 }
 
 Status WriteState(const std::string& dir, const Json& state) {
-  const std::string path = StatePath(dir), tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << state.dump(2) << "\n";
-    if (!out) return Status(Code::kStorageError, "cannot write " + tmp);
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0)
+  const std::string path = StatePath(dir);
+  if (!WritePrivateFile(path, state.dump(2) + "\n"))
     return Status(Code::kStorageError, "cannot write " + path);
   return Status::Ok();
 }
@@ -86,7 +82,7 @@ int64_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
       _exit(0);
     }
     int in = open("/dev/null", O_RDONLY);
-    int out = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int out = OpenPrivate(log, O_WRONLY | O_APPEND);  // 0600, as every file of the directory
     if (in >= 0) dup2(in, 0);
     if (out >= 0) {
       dup2(out, 1);
@@ -221,9 +217,11 @@ Status ClusterUp(const ClusterOptions& options) {
       if (s % k == i) shards.push_back(s);
     const std::string name = "node" + std::to_string(i);
     const std::string endpoint = Endpoint(host, base + 1 + i);
-    int64_t pid = Spawn({weibod, "--data", dir, "--bind", endpoint, "--shards", ShardList(shards),
-                         "--join", backend, "--node", name, "--rate", "0"},
-                        dir + "/" + name + ".log");
+    std::vector<std::string> argv = {weibod,     "--data",          dir,      "--bind", endpoint,
+                                     "--shards", ShardList(shards), "--join", backend,  "--node",
+                                     name,       "--rate",          "0"};
+    if (options.allow_clock) argv.push_back("--allow-clock");
+    int64_t pid = Spawn(argv, dir + "/" + name + ".log");
     if (pid <= 0) return Status(Code::kUnavailable, "cannot start " + weibod);
     node = Json{{"node", name}, {"endpoint", endpoint}, {"pid", pid}, {"shards", shards}};
   }

@@ -32,7 +32,7 @@ expect 2 '^weibod: error: invalid_argument: --rate' \
 
 DAEMON_LOG=$work/weibod.log
 # --drain-interval 0: the --async post's jobs below stay pending while both sides read.
-start_daemon "$data" --drain-interval 0
+start_daemon "$data" --drain-interval 0 --allow-clock
 expect 5 "^weibod: error: unavailable: cannot bind '$ENDPOINT': " \
   "$WEIBO_BIN/weibod" --data "$data" --bind "$ENDPOINT"
 expect 2 '^weibo-init: error: invalid_request: init is not served by the daemon' \
