@@ -63,6 +63,10 @@ class Broker {
         backend_(context_, zmq::socket_type::router) {}
 
   Status Bind(std::string* endpoint) {
+    for (const std::string& e : {options_.frontend, options_.backend}) {
+      Status checked = net::CheckBindEndpoint(e);
+      if (!checked.ok()) return checked;
+    }
     try {
       frontend_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(options_.max_msg_size));
       frontend_.set(zmq::sockopt::linger, 1000);

@@ -44,4 +44,15 @@ bool AwaitReadable(zmq::socket_t& socket, std::chrono::microseconds spin,
   return zmq::poll(&item, 1, timeout) > 0;
 }
 
+Status CheckBindEndpoint(const std::string& endpoint) {
+  if (endpoint.compare(0, 6, "tcp://") != 0) return Status::Ok();  // ipc://, inproc://: no port
+  const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+  if (port == "*") return Status::Ok();
+  bool digits = !port.empty() && port.size() <= 5 &&
+                port.find_first_not_of("0123456789") == std::string::npos;
+  if (digits && std::stoi(port) >= 1 && std::stoi(port) <= 65535) return Status::Ok();
+  return Status(Code::kInvalidArgument,
+                "cannot bind '" + endpoint + "': a TCP port is * or from 1 to 65535");
+}
+
 }  // namespace weibo::net

@@ -10,6 +10,8 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "weibo/status.h"
+
 namespace weibo::net {
 
 using Frames = std::vector<std::string>;
@@ -32,6 +34,11 @@ bool SendFrames(zmq::socket_t& socket, const Frames& frames);
 // threads. Throws zmq::error_t like zmq::poll (EINTR when a signal interrupts the sleep).
 bool AwaitReadable(zmq::socket_t& socket, std::chrono::microseconds spin,
                    std::chrono::milliseconds timeout);
+
+// Ok, or invalid_argument for a tcp:// endpoint whose port is neither * nor 1 to 65535:
+// ZeroMQ reads "tcp://127.0.0.1:99999" as a wildcard and binds a random port, which would
+// leave a daemon listening where nobody looks for it. Called before every bind.
+Status CheckBindEndpoint(const std::string& endpoint);
 
 }  // namespace weibo::net
 

@@ -84,6 +84,8 @@ class Node : public JobTransport {
   }
 
   Status Start(std::string* endpoint) {
+    Status checked = net::CheckBindEndpoint(options_.daemon.bind);
+    if (!checked.ok()) return checked;
     try {
       direct_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(options_.daemon.max_msg_size));
       direct_.set(zmq::sockopt::linger, kLingerMs);

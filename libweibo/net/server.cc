@@ -47,6 +47,8 @@ Status CheckCluster(const std::string& dir) {
 }
 
 Status Bind(zmq::socket_t& socket, const DaemonOptions& options, std::string* endpoint) {
+  Status checked = net::CheckBindEndpoint(options.bind);
+  if (!checked.ok()) return checked;
   try {
     socket.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(options.max_msg_size));
     socket.set(zmq::sockopt::linger, kLingerMs);
