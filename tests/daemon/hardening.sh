@@ -14,17 +14,6 @@ trap 'stop_daemon; cluster_teardown' EXIT
 umask 000
 data=$work/shards
 
-# expect RC STDERR_PATTERN COMMAND...: exit status and stderr of a command.
-expect() {
-  local want_rc=$1 pattern=$2 rc
-  shift 2
-  "$@" >"$work/out" 2>"$work/err" </dev/null
-  rc=$?
-  [ "$rc" -eq "$want_rc" ] || fail "$* exited $rc, not $want_rc: $(cat "$work/err")"
-  grep -Eq "$pattern" "$work/err" || fail "$*: stderr '$(cat "$work/err")' does not match '$pattern'"
-  echo "ok   exit $rc: $*"
-}
-
 # modes DIR: every file of DIR is 0600 and DIR is 0700.
 modes() {
   local bad

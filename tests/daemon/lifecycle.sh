@@ -11,17 +11,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/weibod-lifecycle.XXXXXX")
 trap 'stop_daemon; rm -rf "$work"' EXIT
 data=$work/shards
 
-# expect RC STDERR_PATTERN COMMAND...: exit status and stderr of a command.
-expect() {
-  local want_rc=$1 pattern=$2 rc
-  shift 2
-  "$@" >"$work/out" 2>"$work/err" </dev/null
-  rc=$?
-  [ "$rc" -eq "$want_rc" ] || fail "$* exited $rc, not $want_rc: $(cat "$work/err")"
-  grep -Eq "$pattern" "$work/err" || fail "$*: stderr '$(cat "$work/err")' does not match '$pattern'"
-  echo "ok   exit $rc: $*"
-}
-
 expect 4 '^weibod: error: storage_error: .*run weibo-init' \
   "$WEIBO_BIN/weibod" --data "$data" --bind 'tcp://127.0.0.1:*'
 "$WEIBO_BIN/weibo-init" --data "$data" --shards 4 >/dev/null || fail "weibo-init"
