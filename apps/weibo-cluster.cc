@@ -3,17 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "weibo/cli.h"
 #include "weibo/cluster.h"
 #include "weibo/version.h"
-
-namespace {
-
-int Fail(weibo::Code code, const std::string& message) {
-  std::cerr << "weibo-cluster: error: " << weibo::CodeName(code) << ": " << message << "\n";
-  return weibo::ExitStatus(code);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   weibo::ClusterOptions options;
@@ -48,41 +40,18 @@ int main(int argc, char** argv) {
   CLI::App* status = app.add_subcommand("status", "show the broker and each node");
   status->add_flag("--json", json, "print one JSON object");
   app.add_subcommand("down", "stop every node and the broker (SIGTERM, then wait)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
-    return Fail(weibo::Code::kInvalidArgument,
-                std::string(e.what()) + " (see weibo-cluster --help)");
-  }
+  if (auto exit = weibo::cli::ParseArgs(app, argc, argv)) return *exit;
   if (*up) {
     options.print = [](const std::string& line) { std::cout << line << std::endl; };
     weibo::Status s = weibo::ClusterUp(options);
-    return s.ok() ? 0 : Fail(s.code(), s.message());
+    return s.ok() ? 0 : weibo::cli::ReportError("weibo-cluster", s);
   }
   if (*status) {
     auto r = weibo::ClusterStatus(options);
-    if (!r.ok()) return Fail(r.status().code(), r.status().message());
-    const weibo::Json& v = r.value();
-    bool all = v.value("broker_alive", false);
-    for (const auto& n : v["nodes"]) all = all && n.value("alive", false);
-    if (json) {
-      std::cout << v.dump() << "\n";
-    } else {
-      std::cout << "broker " << v.value("broker", "") << " pid " << v.value("broker_pid", 0)
-                << (v.value("broker_alive", false) ? " up" : " down") << "\n";
-      for (const auto& n : v["nodes"]) {
-        std::string shards;
-        for (const auto& s : n["shards"]) shards += (shards.empty() ? "" : ",") + s.dump();
-        std::cout << n.value("node", "") << " " << n.value("endpoint", "") << " pid "
-                  << n.value("pid", 0) << (n.value("alive", false) ? " up" : " down") << " shards "
-                  << shards << "\n";
-      }
-    }
-    return all ? 0 : weibo::ExitStatus(weibo::Code::kUnavailable);
+    if (!r.ok()) return weibo::cli::ReportError("weibo-cluster", r.status());
+    std::cout << weibo::FormatClusterStatus(r.value(), json);
+    return weibo::ClusterAllUp(r.value()) ? 0 : weibo::ExitStatus(weibo::Code::kUnavailable);
   }
   weibo::Status s = weibo::ClusterDown(options);
-  return s.ok() ? 0 : Fail(s.code(), s.message());
+  return s.ok() ? 0 : weibo::cli::ReportError("weibo-cluster", s);
 }

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "weibo/cli.h"
 #include "weibo/cluster.h"
 #include "weibo/daemon.h"
 #include "weibo/version.h"
@@ -11,16 +12,16 @@
 namespace {
 
 int Fail(weibo::Code code, const std::string& message) {
-  std::cerr << "weibod: error: " << weibo::CodeName(code) << ": " << message << "\n";
-  return weibo::ExitStatus(code);
+  return weibo::cli::ReportError("weibod", {code, message});
 }
 
-}  // namespace
+// The options that make weibod a cluster's broker or one of its nodes (weibo-cluster(1)).
+struct ClusterFlags {
+  std::string shards, join, node_name, backend = "tcp://127.0.0.1:5549";
+  bool broker = false;
+};
 
-int main(int argc, char** argv) {
-  weibo::DaemonOptions options;
-  CLI::App app("Serve every weibo operation over a ZeroMQ ROUTER socket.", "weibod");
-  app.set_version_flag("--version", std::string("weibod ") + weibo::kVersion);
+void AddDaemonOptions(CLI::App& app, weibo::DaemonOptions& options) {
   app.add_option("--data", options.data_dir, "data directory holding cluster.json and the shards")
       ->envname("WEIBO_DATA")
       ->type_name("DIR")
@@ -60,61 +61,76 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--allow-clock", options.allow_clock,
                "take a request's \"now\" (a fixed clock, for tests); refused without it");
-  std::string shards, join, node_name, backend = "tcp://127.0.0.1:5549";
-  bool broker = false;
-  app.add_option("--shards", shards, "cluster node: own only these shards, e.g. 1,3 or 0-7")
+}
+
+void AddClusterOptions(CLI::App& app, ClusterFlags& flags) {
+  app.add_option("--shards", flags.shards, "cluster node: own only these shards, e.g. 1,3 or 0-7")
       ->type_name("LIST");
-  app.add_option("--join", join, "cluster node: the broker's backend endpoint to register with")
+  app.add_option("--join", flags.join,
+                 "cluster node: the broker's backend endpoint to register with")
       ->type_name("ENDPOINT");
-  app.add_option("--node", node_name, "cluster node: its name, unique in the cluster")
+  app.add_option("--node", flags.node_name, "cluster node: its name, unique in the cluster")
       ->type_name("NAME");
-  app.add_flag("--broker", broker,
+  app.add_flag("--broker", flags.broker,
                "run as a cluster's broker: clients on --bind, nodes on --backend");
-  app.add_option("--backend", backend, "broker: the endpoint nodes join")
+  app.add_option("--backend", flags.backend, "broker: the endpoint nodes join")
       ->type_name("ENDPOINT")
       ->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return Fail(weibo::Code::kInvalidArgument, std::string(e.what()) + " (see weibod --help)");
+}
+
+int Finish(const weibo::Status& status) {
+  return status.ok() ? 0 : weibo::cli::ReportError("weibod", status);
+}
+
+int ServeAsBroker(const weibo::DaemonOptions& options, const ClusterFlags& flags) {
+  if (!flags.shards.empty() || !flags.join.empty())
+    return Fail(weibo::Code::kInvalidArgument, "--broker takes no --shards or --join");
+  weibo::BrokerOptions bo;
+  bo.frontend = options.bind;
+  bo.backend = flags.backend;
+  bo.max_msg_size = options.max_msg_size;
+  bo.max_depth = options.max_depth;
+  bo.on_ready = options.on_ready;
+  bo.log = options.log;
+  return Finish(weibo::RunBroker(bo));
+}
+
+// drain_interval_given: --drain-interval was on the command line (else the node's default).
+int ServeAsNode(const weibo::DaemonOptions& options, const ClusterFlags& flags,
+                bool drain_interval_given) {
+  if (flags.shards.empty() || flags.join.empty())
+    return Fail(weibo::Code::kInvalidArgument, "a cluster node needs both --shards and --join");
+  auto list = weibo::ParseShardList(flags.shards, 0);
+  if (!list.ok()) return weibo::cli::ReportError("weibod", list.status());
+  weibo::NodeOptions no;
+  no.daemon = options;
+  no.join = flags.join;
+  no.name = flags.node_name.empty() ? "shards-" + flags.shards : flags.node_name;
+  no.shards = list.value();
+  if (drain_interval_given) {
+    // A node's passes also carry its jobs for other nodes' shards: it cannot go without.
+    if (options.drain_interval_ms == 0)
+      return Fail(weibo::Code::kInvalidArgument,
+                  "a cluster node drains its outboxes: --drain-interval must be at least 1");
+    no.drain_interval_ms = options.drain_interval_ms;
   }
+  return Finish(weibo::RunNode(no));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  weibo::DaemonOptions options;
+  ClusterFlags cluster;
+  CLI::App app("Serve every weibo operation over a ZeroMQ ROUTER socket.", "weibod");
+  app.set_version_flag("--version", std::string("weibod ") + weibo::kVersion);
+  AddDaemonOptions(app, options);
+  AddClusterOptions(app, cluster);
+  if (auto exit = weibo::cli::ParseArgs(app, argc, argv)) return *exit;
   options.on_ready = [](const std::string& endpoint) { std::cout << endpoint << std::endl; };
   options.log = [](const std::string& line) { std::cerr << "weibod: " << line << std::endl; };
-  weibo::Status status;
-  if (broker) {
-    if (!shards.empty() || !join.empty())
-      return Fail(weibo::Code::kInvalidArgument, "--broker takes no --shards or --join");
-    weibo::BrokerOptions bo;
-    bo.frontend = options.bind;
-    bo.backend = backend;
-    bo.max_msg_size = options.max_msg_size;
-    bo.max_depth = options.max_depth;
-    bo.on_ready = options.on_ready;
-    bo.log = options.log;
-    status = weibo::RunBroker(bo);
-  } else if (!shards.empty() || !join.empty()) {
-    if (shards.empty() || join.empty())
-      return Fail(weibo::Code::kInvalidArgument, "a cluster node needs both --shards and --join");
-    auto list = weibo::ParseShardList(shards, 0);
-    if (!list.ok()) return Fail(list.status().code(), list.status().message());
-    weibo::NodeOptions no;
-    no.daemon = options;
-    no.join = join;
-    no.name = node_name.empty() ? "shards-" + shards : node_name;
-    no.shards = list.value();
-    if (app.count("--drain-interval") > 0) {
-      // A node's passes also carry its jobs for other nodes' shards: it cannot go without.
-      if (options.drain_interval_ms == 0)
-        return Fail(weibo::Code::kInvalidArgument,
-                    "a cluster node drains its outboxes: --drain-interval must be at least 1");
-      no.drain_interval_ms = options.drain_interval_ms;
-    }
-    status = weibo::RunNode(no);
-  } else {
-    status = weibo::RunDaemon(options);
-  }
-  if (!status.ok()) return Fail(status.code(), status.message());
-  return 0;
+  if (cluster.broker) return ServeAsBroker(options, cluster);
+  if (!cluster.shards.empty() || !cluster.join.empty())
+    return ServeAsNode(options, cluster, app.count("--drain-interval") > 0);
+  return Finish(weibo::RunDaemon(options));
 }

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "weibo/time.h"
+
 namespace weibo::bench {
 
 void AddWorkloadOptions(CLI::App* app, WorkloadSpec* spec) {
@@ -54,7 +56,7 @@ std::vector<CLI::Option*> AddClusterOptions(CLI::App* app, ClusterFlags* flags) 
 Result<int64_t> ParseClock(const std::string& text) {
   if (text == "none") return int64_t{0};
   auto ms = ParseNow(Json(text));
-  if (!ms || *ms < kEarliestNowMs)
+  if (!ms || *ms < kEarliestTimeMs)
     return Status(
         Code::kInvalidArgument,
         "--now must be none, or epoch seconds or ISO 8601 from 2020-01-01 on, not '" + text + "'");
@@ -122,17 +124,6 @@ Status WriteText(const std::string& path, const std::string& text) {
   out.close();
   if (!out) return Status(Code::kStorageError, "cannot write " + path);
   return Status::Ok();
-}
-
-int Fail(const std::string& program, const Status& status, bool json) {
-  if (json)
-    std::cerr << Json{{"error", {{"code", CodeName(status.code())}, {"message", status.message()}}}}
-                     .dump()
-              << "\n";
-  else
-    std::cerr << program << ": error: " << CodeName(status.code()) << ": " << status.message()
-              << "\n";
-  return ExitStatus(status.code());
 }
 
 }  // namespace weibo::bench

@@ -1,6 +1,6 @@
 // What weibo-bench and weibo-sim share at the command line: the workload and cluster
-// options, the clock, the feed list, and one way to report an error and exit (SPEC §10:
-// "<program>: error: <code>: <message>", the exit status of the code).
+// options, the clock and the feed list. Errors are reported by weibo::cli::ReportError,
+// as every weibo program reports them.
 #ifndef WEIBO_BENCH_CLI_SUPPORT_H_
 #define WEIBO_BENCH_CLI_SUPPORT_H_
 
@@ -36,9 +36,6 @@ Status ResolveCluster(const ClusterFlags& flags, const TraceModel& model, Cluste
 
 Result<Trace> LoadTrace(const std::string& path);                    // "-" is standard input
 Status WriteText(const std::string& path, const std::string& text);  // "-" is standard output
-
-// Prints the error as SPEC §10 says and returns the exit status for it.
-int Fail(const std::string& program, const Status& status, bool json);
 
 }  // namespace weibo::bench
 

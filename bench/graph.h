@@ -3,7 +3,7 @@
 // The generator uses it to emit only valid ops (no self-follow, no duplicate follow, an
 // unfollow only of a followee), and the replayer rebuilds it from any trace to know, for
 // each post, how many fans the author has and on which shards they live: the size of the
-// fan-out's per-shard batches, which the raw-insert baseline copies, and the fan count of
+// fan-out's per-shard batches, which the baselines insert, and the fan count of
 // the slowest post. Users are 1-based ids, as the k-th user_add op creates user id k.
 #ifndef WEIBO_BENCH_GRAPH_H_
 #define WEIBO_BENCH_GRAPH_H_

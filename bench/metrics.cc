@@ -13,7 +13,32 @@ double Per(double value, int64_t n) { return n > 0 ? value / static_cast<double>
 
 Json Number(double v) { return std::isnan(v) ? Json(nullptr) : Json(v); }
 
-ModeMetrics Derive(const ModeRun& run, const TraceModel& model, double raw_rows_per_s,
+double Ratio(double a, double b) { return b > 0 && !std::isnan(a) ? a / b : kNone; }
+
+Against Against::Of(double rows_per_s, const Baselines& baselines) {
+  Against a;
+  if (baselines.ceiling.rows == 0) return a;
+  a.same_commits = baselines.same_commits.RowsPerSecond();
+  a.txn_per_post = baselines.txn_per_post.RowsPerSecond();
+  a.ceiling = baselines.ceiling.RowsPerSecond();
+  a.vs_same_commits = Ratio(rows_per_s, a.same_commits);
+  a.vs_txn_per_post = Ratio(rows_per_s, a.txn_per_post);
+  a.vs_ceiling = Ratio(rows_per_s, a.ceiling);
+  return a;
+}
+
+Json Against::ToJson() const {
+  return Json{{"baselines_rows_per_s",
+               {{"same_commits", Number(same_commits)},
+                {"one_txn_per_post", Number(txn_per_post)},
+                {"ceiling", Number(ceiling)}}},
+              {"ratios",
+               {{"same_commits", Number(vs_same_commits)},
+                {"one_txn_per_post", Number(vs_txn_per_post)},
+                {"ceiling", Number(vs_ceiling)}}}};
+}
+
+ModeMetrics Derive(const ModeRun& run, const TraceModel& model, const Baselines* baselines,
                    bool count_reads) {
   ModeMetrics m;
   m.feed = run.feed;
@@ -24,7 +49,6 @@ ModeMetrics Derive(const ModeRun& run, const TraceModel& model, double raw_rows_
   m.file_bytes = run.after.file_bytes;
   if (run.storage_measured)
     m.deliveries = static_cast<double>(run.after.inbox_rows - run.before.inbox_rows);
-  if (raw_rows_per_s > 0) m.raw_rows_per_s = raw_rows_per_s;
 
   double write_seconds = 0;
   for (const auto& [op, s] : run.ops)
@@ -33,8 +57,7 @@ ModeMetrics Derive(const ModeRun& run, const TraceModel& model, double raw_rows_
           s.completed.count() > 0 ? s.completed.TotalSeconds() : s.latency.TotalSeconds();
   write_seconds += run.settle_seconds;
   if (write_seconds > 0 && run.storage_measured) m.deliveries_per_s = m.deliveries / write_seconds;
-  if (raw_rows_per_s > 0 && !std::isnan(m.deliveries_per_s))
-    m.raw_ratio = m.deliveries_per_s / raw_rows_per_s;
+  if (baselines != nullptr) m.against = Against::Of(m.deliveries_per_s, *baselines);
 
   auto post = run.ops.find("post");
   if (post != run.ops.end() && post->second.latency.count() > 0) {
@@ -100,8 +123,7 @@ Json ModeMetrics::ToJson() const {
               {"deliveries", Number(deliveries)},
               {"deliveries_per_post", Number(deliveries_per_post)},
               {"deliveries_per_s", Number(deliveries_per_s)},
-              {"raw_insert_rows_per_s", Number(raw_rows_per_s)},
-              {"raw_insert_ratio", Number(raw_ratio)},
+              {"deliveries_per_s_against", against.ToJson()},
               {"rows_written_per_post", Number(rows_per_post)},
               {"db_bytes_per_post", Number(db_bytes_per_post)},
               {"file_bytes_per_post", Number(file_bytes_per_post)},
@@ -118,7 +140,13 @@ Json ModeMetrics::ToJson() const {
               {"shards_per_timeline", Number(shards_per_read)},
               {"db_bytes", db_bytes},
               {"file_bytes", file_bytes},
-              {"errors", errors}};
+              {"errors", errors},
+              {"star", has_star ? Json{{"fans", star.fans},
+                                       {"ms", Number(star.ms)},
+                                       {"deliveries", star.deliveries},
+                                       {"deliveries_per_s", Number(star.deliveries_per_s)},
+                                       {"deliveries_per_s_against", star.against.ToJson()}}
+                                : Json(nullptr)}};
 }
 
 }  // namespace weibo::bench

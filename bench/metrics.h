@@ -6,6 +6,8 @@
 //                      follower reached, plus the author's own), counted from outside
 //   deliveries/s       deliveries / seconds spent inside write ops (with async, including
 //                      the drain that applied each write's jobs)
+//   baselines          the rates of plain SQLite inserting the same delivery rows in three
+//                      commit shapes (baselines.h), and deliveries/s as a fraction of each
 //   rows/post          rows the library inserted, updated or deleted inside post ops, per post
 //   db bytes/post      growth of the bytes stored in the shard databases' pages (dbstat)
 //                      over the measured phase, per post; the files plus WALs grow unevenly,
@@ -19,6 +21,7 @@
 #include <limits>
 #include <string>
 
+#include "baselines.h"
 #include "model.h"
 #include "replay.h"
 #include "weibo/request.h"
@@ -26,6 +29,23 @@
 namespace weibo::bench {
 
 constexpr double kNone = std::numeric_limits<double>::quiet_NaN();  // "not measured"
+
+// A rate of deliveries beside the baselines of the same rows: their rows/s, and the rate
+// as a fraction of each (kNone when no baseline ran).
+struct Against {
+  double same_commits = kNone, txn_per_post = kNone, ceiling = kNone;
+  double vs_same_commits = kNone, vs_txn_per_post = kNone, vs_ceiling = kNone;
+
+  static Against Of(double rows_per_s, const Baselines& baselines);
+  Json ToJson() const;  // {"baselines_rows_per_s": {...}, "ratios": {...}}
+};
+
+// --star: one post to many fans after the measured phase (star.h).
+struct StarMetrics {
+  int64_t fans = 0, deliveries = 0;
+  double ms = kNone, deliveries_per_s = kNone;
+  Against against;
+};
 
 struct ModeMetrics {
   std::string feed;
@@ -38,23 +58,27 @@ struct ModeMetrics {
   double slowest_ms = kNone;  // the slowest post (async: post + drain): the largest fan-out
   int64_t slowest_author = 0, slowest_fans = 0;
   double deliveries = kNone;
-  double deliveries_per_post = kNone, deliveries_per_s = kNone, raw_ratio = kNone;
+  double deliveries_per_post = kNone, deliveries_per_s = kNone;
   double rows_per_post = kNone, db_bytes_per_post = kNone, file_bytes_per_post = kNone,
          written_bytes_per_post = kNone;
   double reads_per_s = kNone, read_p50 = kNone, read_p99 = kNone, read_p999 = kNone,
          read_max = kNone;
   double rows_read_per_read = kNone, statements_per_read = kNone, shards_per_read = kNone;
   int64_t db_bytes = 0, file_bytes = 0;  // at the end: bytes stored; files + WALs
-  double raw_rows_per_s = kNone;         // the raw-insert baseline run right after this mode
+  Against against;  // deliveries/s beside the baselines run right after this mode
+  bool has_star = false;
+  StarMetrics star;
 
   Json ToJson() const;
 };
 
-// raw_rows_per_s <= 0: no baseline, no ratio. count_reads: whether the probe counted reads.
 // A figure in JSON: null when not measured (kNone).
 Json Number(double v);
+// a / b, or kNone when either is not measured or b is 0.
+double Ratio(double a, double b);
 
-ModeMetrics Derive(const ModeRun& run, const TraceModel& model, double raw_rows_per_s,
+// baselines null: none were run, no ratios. count_reads: whether the probe counted reads.
+ModeMetrics Derive(const ModeRun& run, const TraceModel& model, const Baselines* baselines,
                    bool count_reads);
 
 }  // namespace weibo::bench

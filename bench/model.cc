@@ -51,13 +51,7 @@ TraceModel ModelTrace(const Trace& trace, int shards) {
       m.author[i] = author;
       m.fans[i] = static_cast<int64_t>(fans.size());
       if (in_setup) continue;
-      std::map<int, FanBatch> by_shard;
-      for (int64_t fan : fans) by_shard[static_cast<int>(fan % shards)].push_back(fan);
-      for (auto& [shard, batch] : by_shard) {
-        ++m.batch_count;
-        m.batch_rows += static_cast<int64_t>(batch.size());
-        if (m.batches.size() < TraceModel::kMaxBatches) m.batches.push_back(std::move(batch));
-      }
+      m.fan_outs.push_back(FanOutOf(author, fans, shards));
     }
   }
   if (in_setup) {
@@ -72,6 +66,28 @@ TraceModel ModelTrace(const Trace& trace, int shards) {
     m.final_followees.push_back(static_cast<int64_t>(graph.Followees(u).size()));
   }
   return m;
+}
+
+int64_t PostFanOut::Rows() const {
+  int64_t rows = 1 + static_cast<int64_t>(own.size());
+  for (const auto& [shard, fans] : far) rows += static_cast<int64_t>(fans.size());
+  return rows;
+}
+
+PostFanOut FanOutOf(int64_t author, const std::vector<int64_t>& fans, int shards) {
+  PostFanOut post;
+  post.author = author;
+  post.author_shard = static_cast<int>(author % shards);
+  std::map<int, FanBatch> by_shard;
+  for (int64_t fan : fans) {
+    int shard = static_cast<int>(fan % shards);
+    (shard == post.author_shard ? post.own : by_shard[shard]).push_back(fan);
+  }
+  // In id order, as the library reads a fan list (user_relation's key) and inserts it.
+  std::sort(post.own.begin(), post.own.end());
+  for (auto& [shard, batch] : by_shard) std::sort(batch.begin(), batch.end());
+  post.far.assign(by_shard.begin(), by_shard.end());
+  return post;
 }
 
 int64_t AutoCelebrityThreshold(const TraceModel& model) {

@@ -5,6 +5,7 @@
 #include "disk.h"
 #include "probe.h"
 #include "weibo/ops.h"
+#include "weibo/time.h"
 
 namespace weibo::bench {
 namespace {
@@ -91,7 +92,7 @@ Result<Request> Replayer::Prepare(size_t index) {
   auto now = request.args.find("now");
   if (now != request.args.end()) {
     auto ms = ParseNow(*now);
-    if (!ms || *ms < kEarliestNowMs)
+    if (!ms || *ms < kEarliestTimeMs)
       return Status(
           Code::kInvalidRequest,
           "\"now\" must be epoch seconds or ISO 8601 from 2020-01-01 on, not " + now->dump());

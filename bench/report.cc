@@ -15,6 +15,29 @@ std::vector<double> Column(const std::vector<ModeMetrics>& modes, double ModeMet
   return v;
 }
 
+template <typename Get>
+std::vector<double> Values(const std::vector<ModeMetrics>& modes, Get get) {
+  std::vector<double> v;
+  for (const auto& m : modes) v.push_back(static_cast<double>(get(m)));
+  return v;
+}
+
+// The rows of the baselines of one rate, and the rate over each: "<prefix> / ceiling".
+void AddAgainst(Table& t, const std::string& prefix, const std::vector<ModeMetrics>& modes,
+                Against (*of)(const ModeMetrics&)) {
+  t.Add("  same commits rows/s", "rows/s",
+        Values(modes, [&](auto& m) { return of(m).same_commits; }), 1);
+  t.Add("  one txn per post rows/s", "rows/s",
+        Values(modes, [&](auto& m) { return of(m).txn_per_post; }), 1);
+  t.Add("  ceiling rows/s", "rows/s", Values(modes, [&](auto& m) { return of(m).ceiling; }), 1);
+  t.Add(prefix + " / same commits", "ratio",
+        Values(modes, [&](auto& m) { return of(m).vs_same_commits; }), 3);
+  t.Add(prefix + " / one txn per post", "ratio",
+        Values(modes, [&](auto& m) { return of(m).vs_txn_per_post; }), 3);
+  t.Add(prefix + " / ceiling", "ratio", Values(modes, [&](auto& m) { return of(m).vs_ceiling; }),
+        3);
+}
+
 template <typename Int>
 std::vector<double> Counts(const std::vector<ModeMetrics>& modes, Int ModeMetrics::*field) {
   std::vector<double> v;
@@ -28,8 +51,6 @@ const ModeMetrics* PairedWith(const std::vector<ModeMetrics>& modes, const ModeM
     if (&e != &m && DaemonLabel(e.feed) == m.feed) return &e;
   return nullptr;
 }
-
-double Ratio(double a, double b) { return b > 0 && a == a ? a / b : kNone; }
 
 Json ClusterJson(const RunInfo& info) {
   return Json{
@@ -77,8 +98,7 @@ Table BenchTable(const std::vector<ModeMetrics>& modes, bool async) {
   t.Add("deliveries (inbox rows)", "rows", Column(modes, &M::deliveries), 0);
   t.Add("deliveries/post", "rows", Column(modes, &M::deliveries_per_post), 1);
   t.Add("deliveries/s", "rows/s", Column(modes, &M::deliveries_per_s), 1);
-  t.Add("raw insert rows/s", "rows/s", Column(modes, &M::raw_rows_per_s), 1);
-  t.Add("deliveries/s / raw insert", "ratio", Column(modes, &M::raw_ratio), 3);
+  AddAgainst(t, "deliveries/s", modes, [](const M& m) { return m.against; });
   t.Add("rows written/post", "rows", Column(modes, &M::rows_per_post), 1);
   t.Add("db bytes/post", "bytes", Column(modes, &M::db_bytes_per_post), 0);
   t.Add("written bytes/post", "bytes", Column(modes, &M::written_bytes_per_post), 0);
@@ -88,11 +108,35 @@ Table BenchTable(const std::vector<ModeMetrics>& modes, bool async) {
   t.Add("timeline p99 ms", "ms", Column(modes, &M::read_p99), 3);
   t.Add("timeline p999 ms", "ms", Column(modes, &M::read_p999), 3);
   t.Add("errors", "ops", Counts(modes, &M::errors), 0);
+  bool star = false;
+  for (const auto& m : modes) star = star || m.has_star;
+  if (!star) return t;
+  t.Add("star post: fans", "fans", Values(modes, [](const M& m) { return m.star.fans; }), 0);
+  t.Add("star post ms", "ms", Values(modes, [](const M& m) { return m.star.ms; }), 1);
+  t.Add("star deliveries", "rows", Values(modes, [](const M& m) { return m.star.deliveries; }), 0);
+  t.Add("star deliveries/s", "rows/s",
+        Values(modes, [](const M& m) { return m.star.deliveries_per_s; }), 1);
+  AddAgainst(t, "star deliveries/s", modes, [](const M& m) { return m.star.against; });
   return t;
 }
 
+namespace {
+
+// The line under the table that says what the baselines did.
+void DescribeBaselines(std::ostream& out, const char* what, const Baselines& b) {
+  const BaselineRun& same = b.same_commits;
+  out << "\nbaselines (" << what << "): plain SQLite, msg_index's rows, a shard's settings, "
+      << same.rows << " rows; same commits: " << same.transactions << " transactions on "
+      << same.files << " files, " << same.deferred << " without fsync, group commit "
+      << same.group_commit << ", " << same.fsyncs
+      << " fsyncs; one txn per post: " << b.txn_per_post.transactions << " transactions, "
+      << b.txn_per_post.fsyncs << " fsyncs; ceiling: 1 transaction on 1 file, 1 fsync";
+}
+
+}  // namespace
+
 void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
-                const std::vector<ModeMetrics>& modes, const std::vector<RawInsertResult>& raw) {
+                const std::vector<ModeMetrics>& modes, const std::vector<AfterModeResults>& after) {
   out << "weibo-bench " << info.command << ": ";
   if (!info.workload.is_null())
     out << info.workload["workload"].get<std::string>() << " workload, seed "
@@ -124,12 +168,20 @@ void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
   }
   out << (info.async ? ", async writes + drain" : "") << "\n\n";
   BenchTable(modes, info.async).Print(out);
-  if (!raw.empty()) {
-    out << "\nraw insert: plain SQLite, msg_index's row shape, WAL, synchronous=FULL, "
-        << raw.front().transactions << " transactions of "
-        << FormatNumber(raw.front().RowsPerTransaction(), 1)
-        << " rows (this workload's per-shard fan-out batches), run right after each mode\n";
-  }
+  // Every mode's baselines insert the same rows in the same shapes: the first describes all.
+  bool described = false;
+  for (const auto& a : after)
+    if (a.baselines && !described) {
+      DescribeBaselines(out, "push's deliveries of the measured phase", *a.baselines);
+      described = true;
+    }
+  for (const auto& a : after)
+    if (a.star) {
+      DescribeBaselines(out, "the star post's deliveries", a.star->baselines);
+      described = true;
+      break;
+    }
+  if (described) out << "\n";
   for (const auto& m : modes) {
     const ModeMetrics* e = PairedWith(modes, m);
     if (e == nullptr) continue;
@@ -145,7 +197,7 @@ void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
 }
 
 Json BenchJson(const RunInfo& info, const TraceModel& model, const std::vector<ModeMetrics>& modes,
-               const std::vector<RawInsertResult>& raw) {
+               const std::vector<AfterModeResults>& after) {
   Json j{{"program", "weibo-bench"}, {"version", kVersion}, {"command", info.command}};
   j["workload"] = info.workload;
   j["trace"] = info.trace.empty() ? Json(nullptr) : Json(info.trace);
@@ -162,7 +214,12 @@ Json BenchJson(const RunInfo& info, const TraceModel& model, const std::vector<M
   j["modes"] = Json::array();
   for (size_t i = 0; i < modes.size(); ++i) {
     Json mode = modes[i].ToJson();
-    mode["raw_insert"] = i < raw.size() ? raw[i].ToJson() : Json(nullptr);
+    const AfterModeResults* a = i < after.size() ? &after[i] : nullptr;
+    mode["baselines"] = a && a->baselines ? a->baselines->ToJson() : Json(nullptr);
+    if (a && a->star) {
+      mode["star"]["setup_seconds"] = a->star->setup_seconds;
+      mode["star"]["baselines"] = a->star->baselines.ToJson();
+    }
     if (const ModeMetrics* e = PairedWith(modes, modes[i]))
       mode["vs_embedded"] = {
           {"feed", e->feed},

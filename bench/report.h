@@ -4,13 +4,14 @@
 #define WEIBO_BENCH_REPORT_H_
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cluster.h"
 #include "metrics.h"
 #include "model.h"
-#include "raw_insert.h"
+#include "star.h"
 #include "table.h"
 
 namespace weibo::bench {
@@ -29,11 +30,17 @@ struct RunInfo {
   bool daemon = false;  // --daemon: each mode paired with a run through a weibod of its own
 };
 
+// What ran right after a mode: the baselines of its measured phase, and --star.
+struct AfterModeResults {
+  std::optional<Baselines> baselines;
+  std::optional<StarResult> star;
+};
+
 Table BenchTable(const std::vector<ModeMetrics>& modes, bool async);
 void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
-                const std::vector<ModeMetrics>& modes, const std::vector<RawInsertResult>& raw);
+                const std::vector<ModeMetrics>& modes, const std::vector<AfterModeResults>& after);
 Json BenchJson(const RunInfo& info, const TraceModel& model, const std::vector<ModeMetrics>& modes,
-               const std::vector<RawInsertResult>& raw);
+               const std::vector<AfterModeResults>& after);
 
 // "2000 users, 19876 follows, 200 posts, 1000 timeline reads" — what a trace holds.
 std::string DescribeTrace(const Trace& trace, const TraceModel& model);

@@ -33,13 +33,9 @@ bool CreatesMessage(const std::string& op);
 // Whether an op of the op table writes; unknown ops count as writes.
 bool Writes(const std::string& op);
 
-// Epoch seconds (a number or a string of digits) or ISO 8601 UTC / with an offset, or a
-// plain date: milliseconds since the Unix epoch; nullopt when malformed.
+// A trace's "now": epoch seconds as a number, or any text weibo::ParseTime reads
+// (weibo/time.h); nullopt when it is neither.
 std::optional<int64_t> ParseNow(const Json& value);
-// ISO 8601 UTC with second precision: "2024-01-01T00:00:00Z".
-std::string FormatNow(int64_t ms);
-// Message ids are counted from 2020-01-01 (the gene method): no clock may be earlier.
-constexpr int64_t kEarliestNowMs = 1577836800000LL;
 
 }  // namespace weibo::bench
 

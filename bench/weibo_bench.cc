@@ -9,12 +9,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "baselines.h"
 #include "cli_support.h"
 #include "driver.h"
 #include "metrics.h"
-#include "raw_insert.h"
 #include "report.h"
-#include "weibo/ops.h"
+#include "star.h"
+#include "weibo/cli.h"
 #include "weibo/version.h"
 
 namespace weibo::bench {
@@ -25,7 +26,8 @@ constexpr const char* kProgram = "weibo-bench";
 struct RunFlags {
   std::string feed = "all";
   ClusterFlags cluster;
-  int64_t raw_txns = 300;
+  bool no_baselines = false;
+  int64_t star = 0;  // run: --star N
   std::string data;
   std::string json_file;
   bool jsonl = false, explain = false, async = false;
@@ -41,8 +43,8 @@ void AddRunOptions(CLI::App* app, RunFlags* f, std::string* now, const char* now
   f->cluster_only.push_back(
       app->add_option("--feed", f->feed, "push, pull, hybrid or all")->capture_default_str());
   for (CLI::Option* o : AddClusterOptions(app, &f->cluster)) f->cluster_only.push_back(o);
-  app->add_option("--raw-txns", f->raw_txns, "transactions of the raw-insert baseline (0: none)")
-      ->capture_default_str();
+  app->add_flag("--no-baselines", f->no_baselines,
+                "run no baselines after the modes (and show no ratios to them)");
   f->cluster_only.push_back(
       app->add_option("--data", f->data, "keep the clusters in DIR/push, DIR/pull, DIR/hybrid"));
   app->add_option("--now", *now, now_help)->capture_default_str();
@@ -66,17 +68,19 @@ void AddRunOptions(CLI::App* app, RunFlags* f, std::string* now, const char* now
 }
 
 // Checks what the parser cannot: --connect excludes the options that shape the bench's
-// own clusters (they would be silently ignored), and --async needs the drain op.
+// own clusters (they would be silently ignored).
 Status CheckFlags(const RunFlags& f) {
-  if (f.raw_txns < 0) return Status(Code::kInvalidArgument, "--raw-txns must not be negative");
-  if (f.async && FindOperation("drain") == nullptr)
-    return Status(Code::kInvalidArgument, "--async needs the drain op, which this library lacks");
+  if (f.star < 0 || f.star > 10000000)
+    return Status(Code::kInvalidArgument, "--star must be from 0 to 10000000");
   if (!f.weibod.empty() && !f.daemon)
     return Status(Code::kInvalidArgument, "--weibod is the binary --daemon starts: give --daemon");
   if (f.daemon && !f.connect.empty())
     return Status(Code::kInvalidArgument,
                   "--daemon starts a weibod of its own; --connect uses a running one: give one");
   if (f.connect.empty()) return Status::Ok();
+  if (f.star > 0)
+    return Status(Code::kInvalidArgument,
+                  "--star sets up users of its own in the bench's clusters: not with --connect");
   for (const CLI::Option* o : f.cluster_only)
     if (o->count() > 0)
       return Status(Code::kInvalidArgument,
@@ -119,21 +123,26 @@ Result<DriverOptions> MakeOptions(const RunFlags& f, const TraceModel& model,
   return options;
 }
 
-void RemoveRawInsertFiles(const std::string& dir) {
-  for (const char* suffix : {"", "-wal", "-shm"})
-    std::remove((dir + "/raw-insert.db" + suffix).c_str());
-}
-
 // The table (or JSON Lines) on standard output, the JSON file, and the exit status: 1 when
 // the library refused ops of the trace, whatever their code, as that is the trace's fault.
 int Report(const RunFlags& f, const RunInfo& info, const TraceModel& model,
-           const std::vector<ModeRun>& runs, const std::vector<RawInsertResult>& raw,
+           const std::vector<ModeRun>& runs, const std::vector<AfterModeResults>& after,
            const std::string& explained, const WorkDir& dir) {
   std::vector<ModeMetrics> metrics;
   int64_t errors = 0;
   Status first;
   for (size_t i = 0; i < runs.size(); ++i) {
-    metrics.push_back(Derive(runs[i], model, i < raw.size() ? raw[i].RowsPerSecond() : 0, false));
+    const AfterModeResults* a = i < after.size() ? &after[i] : nullptr;
+    metrics.push_back(Derive(runs[i], model, a && a->baselines ? &*a->baselines : nullptr, false));
+    if (a && a->star) {
+      StarMetrics& star = metrics.back().star;
+      metrics.back().has_star = true;
+      star.fans = a->star->fans;
+      star.deliveries = a->star->deliveries;
+      star.ms = a->star->seconds * 1000;
+      star.deliveries_per_s = a->star->DeliveriesPerSecond();
+      star.against = Against::Of(star.deliveries_per_s, a->star->baselines);
+    }
     errors += runs[i].errors;
     if (runs[i].errors > 0 && first.ok()) first = runs[i].first_error;
     for (const auto& sample : runs[i].error_samples)
@@ -142,7 +151,7 @@ int Report(const RunFlags& f, const RunInfo& info, const TraceModel& model,
   if (f.jsonl) {
     for (const auto& m : metrics) std::cout << m.ToJson().dump() << "\n";
   } else if (f.json_file != "-") {
-    PrintBench(std::cout, info, model, metrics, raw);
+    PrintBench(std::cout, info, model, metrics, after);
   }
   // Standard output stays pure JSON when JSON was asked for there.
   std::ostream& notes = f.jsonl || f.json_file == "-" ? std::cerr : std::cout;
@@ -150,55 +159,68 @@ int Report(const RunFlags& f, const RunInfo& info, const TraceModel& model,
   if (!dir.temporary()) notes << "\nclusters kept in " << dir.path() << "\n";
   std::cout << std::flush;
   if (!f.json_file.empty()) {
-    Status s = WriteText(f.json_file, BenchJson(info, model, metrics, raw).dump(2) + "\n");
-    if (!s.ok()) return Fail(kProgram, s, false);
+    Status s = WriteText(f.json_file, BenchJson(info, model, metrics, after).dump(2) + "\n");
+    if (!s.ok()) return cli::ReportError(kProgram, s, false);
   }
   if (errors == 0) return 0;
-  Fail(kProgram, Status(first.code(), std::to_string(errors) + " op(s) of the trace were refused"),
-       false);
+  cli::ReportError(
+      kProgram, Status(first.code(), std::to_string(errors) + " op(s) of the trace were refused"),
+      false);
   return 1;
 }
 
+// star: --star's options (fans 0: none).
 int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t default_now_ms,
-                 int64_t read_count) {
+                 int64_t read_count, StarOptions star) {
   Status s = CheckFlags(f);
-  if (!s.ok()) return Fail(kProgram, s, false);
+  if (!s.ok()) return cli::ReportError(kProgram, s, false);
   TraceModel model = ModelTrace(trace, f.cluster.shards);
   info.trace_ops = static_cast<int64_t>(trace.size());
   auto options = MakeOptions(f, model, default_now_ms, &info);
-  if (!options.ok()) return Fail(kProgram, options.status(), false);
+  if (!options.ok()) return cli::ReportError(kProgram, options.status(), false);
   auto work = WorkDir::Make(f.data, kProgram);
-  if (!work.ok()) return Fail(kProgram, work.status(), false);
+  if (!work.ok()) return cli::ReportError(kProgram, work.status(), false);
   WorkDir dir = std::move(work.value());
 
   Progress progress;
   std::ostringstream explained;
-  std::vector<RawInsertResult> raw;
-  // Right after each mode, while the disk is in the same state: the baseline, then the
-  // explain sample.
+  std::vector<AfterModeResults> after_modes;
+  // Right after each mode, while the disk is in the same state: the baselines, --star, then
+  // the explain sample.
   AfterMode after = [&](Replayer& r) -> Status {
     const std::string& feed = r.result().feed;
-    // A daemon's column (storage not measured) shares its embedded twin's baseline, run on
-    // the same disk just now.
-    if (f.daemon && !r.result().storage_measured) {
-      if (!raw.empty()) raw.push_back(raw.back());
+    // A daemon's column (storage not measured) shares its embedded twin's baselines, run on
+    // the same disk just now. Against --connect there is nothing to compare with.
+    if (!r.result().storage_measured) {
+      after_modes.push_back(f.daemon && !after_modes.empty() ? after_modes.back()
+                                                             : AfterModeResults());
       return Status::Ok();
     }
-    if (f.raw_txns > 0) {
-      progress.Stage(feed + ": raw insert", 0);
-      RemoveRawInsertFiles(dir.path());
-      auto result = RunRawInsert(dir.path(), model.batches, f.raw_txns);
-      RemoveRawInsertFiles(dir.path());
-      if (!result.ok()) return result.status();
-      raw.push_back(result.value());
+    AfterModeResults results;
+    if (!f.no_baselines) {
+      progress.Stage(feed + ": baselines", 0);
+      auto b = RunBaselines(dir.path(), model.fan_outs, options.value().cluster.shards,
+                            options.value().cluster.group_commit);
+      if (!b.ok()) return b.status();
+      results.baselines = b.value();
     }
+    if (star.fans > 0) {
+      star.feed = feed;
+      star.first_user = model.users + 1;
+      star.cluster = options.value().cluster;
+      star.durable_setup = f.cluster.durable_setup;
+      auto s = RunStar(r.executor(), dir.Sub(feed), dir.path(), star, progress);
+      if (!s.ok()) return s.status();
+      results.star = s.value();
+    }
+    after_modes.push_back(std::move(results));
     if (!f.explain) return Status::Ok();
     return ExplainTimeline(feed, dir.Sub(feed), model, read_count, explained);
   };
   auto runs = RunModes(trace, model, options.value(), dir.path(), progress, after);
   progress.Clear();
-  if (!runs.ok()) return Fail(kProgram, runs.status(), false);
-  return Report(f, info, model, runs.value(), raw, explained.str(), dir);
+  if (!runs.ok()) return cli::ReportError(kProgram, runs.status(), false);
+  return Report(f, info, model, runs.value(), after_modes, explained.str(), dir);
 }
 
 int Main(int argc, char** argv) {
@@ -224,45 +246,45 @@ int Main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "generate a workload and run it in every feed mode");
   AddWorkloadOptions(run, &spec);
   AddRunOptions(run, &flags, &run_now, "clock of the first op (none: the system clock)");
+  run->add_option("--star", flags.star,
+                  "after each mode, one more post by a new author with N fans of its own, "
+                  "measured alone")
+      ->capture_default_str();
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return Fail(
-        kProgram,
-        Status(Code::kInvalidArgument, std::string(e.what()) + " (see " + kProgram + " --help)"),
-        false);
-  }
+  if (auto exit = cli::ParseArgs(app, argc, argv)) return *exit;
 
   if (replay->parsed()) {
     auto clock = ParseClock(replay_now);
-    if (!clock.ok()) return Fail(kProgram, clock.status(), false);
+    if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), false);
     auto trace = LoadTrace(trace_path);
-    if (!trace.ok()) return Fail(kProgram, trace.status(), false);
+    if (!trace.ok()) return cli::ReportError(kProgram, trace.status(), false);
     RunInfo info;
     info.command = "replay";
     info.workload = nullptr;
     info.trace = trace_path;
-    return RunAndReport(trace.value(), info, flags, clock.value(), 20);
+    return RunAndReport(trace.value(), info, flags, clock.value(), 20, StarOptions());
   }
   auto clock = ParseClock(gen->parsed() ? gen_now : run_now);
-  if (!clock.ok()) return Fail(kProgram, clock.status(), false);
+  if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), false);
   spec.start_ms = clock.value();
   Status s = CheckSpec(spec);
-  if (!s.ok()) return Fail(kProgram, s, false);
+  if (!s.ok()) return cli::ReportError(kProgram, s, false);
   Trace trace = Generate(spec);
   if (gen->parsed()) {
     std::ostringstream text;
     WriteTrace(text, trace);
     s = WriteText(output, text.str());
-    return s.ok() ? 0 : Fail(kProgram, s, false);
+    return s.ok() ? 0 : cli::ReportError(kProgram, s, false);
   }
   RunInfo info;
   info.command = "run";
   info.workload = spec.ToJson();
-  return RunAndReport(trace, info, flags, 0, spec.count);
+  StarOptions star;
+  star.fans = flags.star;
+  // The star's ops go on with the trace's clock, one step an op.
+  if (spec.start_ms != 0) star.first_ms = spec.start_ms + int64_t(trace.size()) * spec.step_ms;
+  star.step_ms = spec.step_ms;
+  return RunAndReport(trace, info, flags, 0, spec.count, star);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "report.h"
 #include "svg_chart.h"
 #include "timelines.h"
-#include "weibo/ops.h"
+#include "weibo/cli.h"
 #include "weibo/version.h"
 
 namespace weibo::bench {
@@ -106,8 +106,6 @@ Status CheckFlags(const CLI::App& app, const SimFlags& f) {
                   "against a daemon (see weibo-bench --connect)");
   if (f.verify_depth < 1)
     return Status(Code::kInvalidArgument, "--verify-depth must be at least 1");
-  if (f.async && FindOperation("drain") == nullptr)
-    return Status(Code::kInvalidArgument, "--async needs the drain op, which this library lacks");
   return Status::Ok();
 }
 
@@ -158,7 +156,7 @@ int Output(const SimFlags& f, const SimResult& r, const WorkDir& dir) {
   }
   if (s.ok() && !f.svg.empty())
     s = WriteText(f.svg, SvgBarChart(table, "weibo-sim: push vs pull vs hybrid", r.subtitle));
-  if (!s.ok()) return Fail(kProgram, s, json);
+  if (!s.ok()) return cli::ReportError(kProgram, s, json);
   if (r.compared.users_differing == 0) return 0;
   std::cerr << kProgram << ": " << Verdict(r.compared, r.feeds) << "\n";
   for (const auto& line : r.compared.reports)
@@ -177,31 +175,23 @@ int Main(int argc, char** argv) {
   spec.ops = 300;
   SimFlags f;
   AddOptions(app, &spec, &f);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return Fail(
-        kProgram,
-        Status(Code::kInvalidArgument, std::string(e.what()) + " (see " + kProgram + " --help)"),
-        false);
-  }
+  if (auto exit = cli::ParseArgs(app, argc, argv)) return *exit;
   bool json = f.json || f.jsonl;
   Status s = CheckFlags(app, f);
-  if (!s.ok()) return Fail(kProgram, s, json);
+  if (!s.ok()) return cli::ReportError(kProgram, s, json);
   auto clock = ParseClock(f.now);
-  if (!clock.ok()) return Fail(kProgram, clock.status(), json);
+  if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), json);
   // Under the system clock, posts of one millisecond sort by gene, not by order, and the
   // three runs would disagree for no fault of the feed modes.
   if (clock.value() == 0)
-    return Fail(kProgram,
-                Status(Code::kInvalidArgument,
-                       "--now none: the sim compares the modes' timelines item for item, which "
-                       "needs a pinned clock"),
-                json);
+    return cli::ReportError(
+        kProgram,
+        Status(Code::kInvalidArgument,
+               "--now none: the sim compares the modes' timelines item for item, which "
+               "needs a pinned clock"),
+        json);
   auto trace = LoadOrGenerate(f, clock.value(), spec);
-  if (!trace.ok()) return Fail(kProgram, trace.status(), json);
+  if (!trace.ok()) return cli::ReportError(kProgram, trace.status(), json);
   TraceModel model = ModelTrace(trace.value(), f.cluster.shards);
 
   SimResult r;
@@ -210,14 +200,14 @@ int Main(int argc, char** argv) {
   DriverOptions options;
   options.feeds = r.feeds;
   if (!(s = ResolveCluster(f.cluster, model, &options.cluster)).ok())
-    return Fail(kProgram, s, json);
+    return cli::ReportError(kProgram, s, json);
   r.cluster = options.cluster;
   options.default_now_ms = f.trace_path.empty() ? 0 : clock.value();
   options.durable_setup = f.cluster.durable_setup;
   options.async = f.async;
   options.count_reads = true;
   auto work = WorkDir::Make(f.data, kProgram);
-  if (!work.ok()) return Fail(kProgram, work.status(), json);
+  if (!work.ok()) return cli::ReportError(kProgram, work.status(), json);
   WorkDir dir = std::move(work.value());
 
   Progress progress;
@@ -235,10 +225,10 @@ int Main(int argc, char** argv) {
   };
   auto runs = RunModes(trace.value(), model, options, dir.path(), progress, after);
   progress.Clear();
-  if (!runs.ok()) return Fail(kProgram, runs.status(), json);
+  if (!runs.ok()) return cli::ReportError(kProgram, runs.status(), json);
 
   for (const ModeRun& run : runs.value()) {
-    r.metrics.push_back(Derive(run, model, 0, true));
+    r.metrics.push_back(Derive(run, model, nullptr, true));
     for (const auto& sample : run.error_samples)
       std::cerr << kProgram << ": warning: " << run.feed << ": " << sample << "\n";
   }

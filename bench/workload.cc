@@ -4,6 +4,7 @@
 
 #include "graph.h"
 #include "rng.h"
+#include "weibo/time.h"
 
 namespace weibo::bench {
 namespace {
@@ -56,7 +57,8 @@ class Generator {
  private:
   void Emit(const char* op, Json args) {
     if (spec_.start_ms != 0)
-      args["now"] = FormatNow(spec_.start_ms + static_cast<int64_t>(trace_.size()) * spec_.step_ms);
+      args["now"] =
+          FormatTime(spec_.start_ms + static_cast<int64_t>(trace_.size()) * spec_.step_ms);
     trace_.push_back(Request{op, std::move(args)});
   }
 
@@ -181,7 +183,7 @@ Json WorkloadSpec::ToJson() const {
          {"count", count},
          {"zipf", zipf},
          {"author_rank", author_rank}};
-  j["start"] = start_ms != 0 ? Json(FormatNow(start_ms)) : Json(nullptr);
+  j["start"] = start_ms != 0 ? Json(FormatTime(start_ms)) : Json(nullptr);
   j["step_ms"] = step_ms;
   return j;
 }
@@ -198,7 +200,7 @@ Status CheckSpec(const WorkloadSpec& spec) {
   if (spec.zipf < 0 || spec.zipf > 5) return bad("--zipf must be from 0 to 5");
   if (spec.author_rank != "fans" && spec.author_rank != "random")
     return bad("--author-rank must be fans or random, not '" + spec.author_rank + "'");
-  if (spec.start_ms != 0 && spec.start_ms < kEarliestNowMs)
+  if (spec.start_ms != 0 && spec.start_ms < kEarliestTimeMs)
     return bad("--now must be 2020-01-01 or later (message ids count from then)");
   return Status::Ok();
 }

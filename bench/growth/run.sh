@@ -51,7 +51,7 @@ measure() {  # cluster round -> one line: name round p50 p99 p999 reads/s
   "$bin/weibod" --data "$dir" --bind "tcp://127.0.0.1:$port" --rate 0 --allow-clock >"$work/weibod.log" 2>&1 &
   pid=$!
   sleep 1
-  "$bin/weibo-bench" replay --connect "tcp://127.0.0.1:$port" --raw-txns 0 \
+  "$bin/weibo-bench" replay --connect "tcp://127.0.0.1:$port" --no-baselines \
     --json "$work/result.json" "$work/reads.jsonl" >/dev/null
   kill -TERM "$pid"
   wait "$pid" || true

@@ -1,5 +1,4 @@
-#include <unistd.h>
-
+// Command: the common options of every weibo-* command, and running its Request.
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -7,10 +6,9 @@
 #include <iterator>
 #include <thread>
 
-#include "storage/clock.h"
-#include "storage/gene_id.h"
 #include "weibo/cli.h"
 #include "weibo/render.h"
+#include "weibo/time.h"
 #include "weibo/version.h"
 
 namespace weibo::cli {
@@ -43,12 +41,6 @@ Command::Command(std::string name, std::string description)
   app_.add_flag("--explain", explain_, "after the result, print each shard and statement touched");
 }
 
-void Command::AddUser(std::string* user) {
-  app_.add_option("-u,--user", *user, "the acting user: an id or @name")
-      ->envname("WEIBO_USER")
-      ->required();
-}
-
 std::string Command::Content(const std::string& arg) {
   if (arg != "-") return arg;
   std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
@@ -58,11 +50,7 @@ std::string Command::Content(const std::string& arg) {
 }
 
 int Command::Fail(Code code, const std::string& message) {
-  if (json_ || jsonl_)
-    std::cerr << Json{{"error", {{"code", CodeName(code)}, {"message", message}}}}.dump() << "\n";
-  else
-    std::cerr << name_ << ": error: " << CodeName(code) << ": " << message << "\n";
-  return ExitStatus(code);
+  return ReportError(name_, Status(code, message), json_ || jsonl_);
 }
 
 namespace {
@@ -87,20 +75,13 @@ int Command::Repeat(Executor& executor, const Request& request) {
 }
 
 int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
-  try {
-    app_.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app_.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::string message = e.what();
-    return Fail(Code::kInvalidArgument, message + " (see " + name_ + " --help)");
-  }
+  if (auto exit = ParseArgs(app_, argc, argv, [this] { return json_ || jsonl_; })) return *exit;
   int64_t now_ms = 0;
   if (!now_.empty()) {
-    auto ms = ParseTime(now_);
     // Message ids count milliseconds from 2020-01-01 in 41 bits (the gene method), and
-    // the last whole week of them is the last a clock may be in (storage/gene_id.h).
-    if (!ms || !ClockInRange(*ms))
+    // the last whole week of them is the last a clock may be in (weibo/time.h).
+    auto ms = ParseClock(now_);
+    if (!ms)
       return Fail(Code::kInvalidArgument, "--now must be epoch seconds or ISO 8601 " +
                                               ClockRange() + ", not '" + now_ + "'");
     now_ms = *ms;
@@ -148,79 +129,6 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
   std::cout.flush();
   // A report whose "ok" is false (weibo-fsck found violations) exits 1.
   return value.is_object() && value.value("ok", true) == false ? 1 : 0;
-}
-
-// The common options (weibo(7)) that `weibo` accepts before the command name and passes
-// on after it: `weibo --data DIR fsck` runs `weibo-fsck --data DIR`. The ones in
-// kValued take a value, as the next argument or after '='.
-static bool IsCommonOption(const std::string& arg, bool* takes_value) {
-  static const char* const kValued[] = {"--data", "--connect", "--timeout", "--now", "--token"};
-  static const char* const kFlags[] = {"--json", "--jsonl", "--async", "--explain"};
-  for (const char* o : kValued) {
-    if (arg == o) return *takes_value = true;
-    if (arg.rfind(std::string(o) + "=", 0) == 0) return !(*takes_value = false);
-  }
-  *takes_value = false;
-  for (const char* o : kFlags)
-    if (arg == o) return true;
-  return false;
-}
-
-int Dispatch(int argc, char** argv) {
-  const char* usage =
-      "usage: weibo [COMMON_OPTION...] COMMAND [ARGS...]\n"
-      "Runs weibo-COMMAND ARGS.... Common options (--data, --connect, --timeout, --now,\n"
-      "--token, --json, --jsonl, --async, --explain) may come before COMMAND and are\n"
-      "passed on to it. See weibo(1) and weibo(7), and `weibo-COMMAND --help`.\n";
-  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::cout << usage;
-    return argc < 2 ? 2 : 0;
-  }
-  if (std::string(argv[1]) == "--version") {
-    std::cout << "weibo " << kVersion << "\n";
-    return 0;
-  }
-  std::vector<char*> leading;
-  int i = 1;
-  for (; i < argc && argv[i][0] == '-'; ++i) {
-    bool takes_value = false;
-    if (!IsCommonOption(argv[i], &takes_value)) {
-      std::cerr << "weibo: error: invalid_argument: '" << argv[i]
-                << "' is not a common option; options of a command go after its name\n"
-                << usage;
-      return 2;
-    }
-    leading.push_back(argv[i]);
-    if (takes_value) {
-      if (i + 1 >= argc) {
-        std::cerr << "weibo: error: invalid_argument: " << argv[i] << " needs a value\n";
-        return 2;
-      }
-      leading.push_back(argv[++i]);
-    }
-  }
-  if (i >= argc) {
-    std::cerr << "weibo: error: invalid_argument: no command after the options\n" << usage;
-    return 2;
-  }
-  std::string command = std::string("weibo-") + argv[i];
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::vector<char*> args;
-  args.push_back(command.data());
-  args.insert(args.end(), leading.begin(), leading.end());
-  args.insert(args.end(), argv + i + 1, argv + argc);
-  args.push_back(nullptr);
-  if (n > 0) {
-    self[n] = '\0';
-    std::string dir(self);
-    dir = dir.substr(0, dir.rfind('/') + 1);
-    std::string local = dir + command;
-    if (access(local.c_str(), X_OK) == 0) execv(local.c_str(), args.data());
-  }
-  execvp(command.c_str(), args.data());
-  std::cerr << "weibo: error: invalid_argument: '" << argv[i] << "' is not a weibo command\n";
-  return 2;
 }
 
 }  // namespace weibo::cli

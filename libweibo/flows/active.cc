@@ -1,6 +1,6 @@
 // Activity and hybrid's active-follower lists (SPEC §5, seed 004; seed 000 for the tiers).
 //
-// Activity: a write (flows/message.cc, follow.cc) sets user_info.last_active; reading one's
+// Activity: a write (flows/message_write.cc, follow.cc) sets user_info.last_active; reading one's
 // own home timeline sets it too, but at most once per kActivityGrainMs, so a read writes
 // nothing most of the time. Push tiers (flows/fanout.cc) order deliveries by last_active.
 //
@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <map>
 
+#include "flows/feed_policy.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "tables/active_fan.h"
@@ -31,11 +32,6 @@
 #include "tables/user_relation.h"
 
 namespace weibo {
-namespace {
-
-bool Hybrid(const Context& ctx) { return ctx.config().feed == "hybrid"; }
-
-}  // namespace
 
 void NoteActivity(Context& ctx, int64_t user) {
   Shard& shard = ctx.shards().ForUser(user);
@@ -43,78 +39,68 @@ void NoteActivity(Context& ctx, int64_t user) {
   if (!row) return;
   int64_t now = ctx.now();
   bool touch = now - row->last_active >= kActivityGrainMs;
-  bool rejoin = Hybrid(ctx) && now - std::max(row->lists_touched, row->created) >= kActiveWindowMs;
+  bool rejoin = FeedPolicy(ctx).UsesActiveLists() &&
+                now - std::max(row->lists_touched, row->created) >= kActiveWindowMs;
   if (!touch && !rejoin) return;
   WriteTxn txn(shard);
   TouchUser(shard, user, now);
   if (rejoin) {
     SetListsTouched(shard, user, now);
-    std::map<int, Json> by_shard;
-    for (int64_t author : Related(shard, user, kFollowing)) {
-      auto& authors = by_shard[static_cast<int>(author % ctx.shards().count())];
-      if (authors.is_null()) authors = Json::array();
-      authors.push_back(author);
-    }
+    std::map<int, std::vector<int64_t>> by_shard;
+    for (int64_t author : Related(shard, user, kFollowing))
+      by_shard[static_cast<int>(author % ctx.shards().count())].push_back(author);
     int64_t floor = InboxFloor(shard, user);
     for (auto& [target, authors] : by_shard)
-      ctx.Enqueue(shard, target, "active_join",
-                  Json{{"fan", user}, {"authors", authors}, {"floor", floor}});
+      Enqueue(ctx, shard, target, ActiveJoinJob{user, std::move(authors), floor});
   }
   txn.Commit();
   ctx.Settle();
 }
 
-Json JoinActiveList(Context& ctx, Shard& author_shard, int64_t author, int64_t fan, int64_t floor) {
+std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard, int64_t author,
+                                               int64_t fan, int64_t floor) {
   auto user = GetUser(author_shard, author);
-  if (!user || !PushesAuthor(ctx, *user) || !HasRelation(author_shard, author, fan, kFan))
-    return Json();
+  if (!user || !FeedPolicy(ctx).PushesAuthor(*user) ||
+      !HasRelation(author_shard, author, fan, kFan))
+    return std::nullopt;
   std::vector<ActiveEntry> evicted;
   int64_t seq = TouchActiveFan(author_shard, author, fan, ctx.config().active_list, &evicted);
   for (const auto& e : evicted)
-    ctx.Enqueue(author_shard, static_cast<int>(e.fan % ctx.shards().count()), "active_drop",
-                Json{{"user", e.fan}, {"author", author}, {"upto", e.touched}});
-  Json items = Json::array();
+    Enqueue(ctx, author_shard, static_cast<int>(e.fan % ctx.shards().count()),
+            ActiveDropJob{e.fan, author, e.touched});
+  ActiveMergeEntry entry{author, seq, {}, std::nullopt};
   int64_t cap = ctx.config().inbox_cap;
   for (const MsgRow& m : AuthorPosts(author_shard, author, 0, std::max<int64_t>(0, floor - 1), cap))
-    items.push_back(Json::array({m.id, m.time}));
-  Json entry{{"author", author}, {"seq", seq}, {"items", items}};
+    entry.items.push_back({m.id, m.time});
   // A full snapshot may have left older posts behind: the inbox is complete only from the
   // oldest one up (tables/msg_index.h).
-  if (static_cast<int64_t>(items.size()) >= cap) entry["floor"] = items.back()[0];
+  if (static_cast<int64_t>(entry.items.size()) >= cap) entry.floor = entry.items.back().msg_id;
   return entry;
 }
 
-void ApplyActiveJoin(Context& ctx, Shard& target, const Json& p) {
-  int64_t fan = p.at("fan").get<int64_t>();
-  Json entries = Json::array();
-  for (const auto& a : p.at("authors")) {
-    Json entry = JoinActiveList(ctx, target, a.get<int64_t>(), fan, p.value("floor", int64_t{0}));
-    if (!entry.is_null()) entries.push_back(std::move(entry));
+void ApplyActiveJoin(Context& ctx, Shard& target, const ActiveJoinJob& p) {
+  ActiveMergeJob merge{p.fan, {}};
+  for (int64_t author : p.authors) {
+    std::optional<ActiveMergeEntry> entry = JoinActiveList(ctx, target, author, p.fan, p.floor);
+    if (entry) merge.entries.push_back(std::move(*entry));
   }
-  if (!entries.empty())
-    ctx.Enqueue(target, static_cast<int>(fan % ctx.shards().count()), "active_merge",
-                Json{{"user", fan}, {"entries", entries}});
+  if (!merge.entries.empty())
+    Enqueue(ctx, target, static_cast<int>(p.fan % ctx.shards().count()), merge);
 }
 
-void ApplyActiveMerge(Context& ctx, Shard& target, const Json& p) {
-  int64_t user = p.at("user").get<int64_t>();
-  for (const auto& entry : p.at("entries")) {
-    int64_t author = entry.at("author").get<int64_t>();
-    if (!HasRelation(target, user, author, kFollowing)) continue;  // unfollowed meanwhile
-    if (!HasRelation(ctx.shards().ForUser(author), author, user, kFan)) continue;  // no fan row
-    if (entry.contains("floor")) RaiseInboxFloor(target, user, entry.at("floor").get<int64_t>());
-    for (const auto& item : entry.at("items")) {
-      if (MessageGone(ctx, item[0].get<int64_t>())) continue;  // deleted since the snapshot
-      DeliverInbox(target, {user, item[0].get<int64_t>(), author, item[1].get<int64_t>()});
-      MaybeTrimInbox(target, user, item[0].get<int64_t>(), ctx.config().inbox_cap);
-    }
-    SetActiveOn(target, user, author, entry.at("seq").get<int64_t>());
+void ApplyActiveMerge(Context& ctx, Shard& target, const ActiveMergeJob& p) {
+  for (const ActiveMergeEntry& entry : p.entries) {
+    if (!HasRelation(target, p.user, entry.author, kFollowing)) continue;  // unfollowed meanwhile
+    if (!HasRelation(ctx.shards().ForUser(entry.author), entry.author, p.user, kFan))
+      continue;  // no fan row
+    if (entry.floor) RaiseInboxFloor(target, p.user, *entry.floor);
+    MergeIntoInbox(ctx, target, p.user, entry.author, entry.items);
+    SetActiveOn(target, p.user, entry.author, entry.seq);
   }
 }
 
-void ApplyActiveDrop(Context&, Shard& target, const Json& p) {
-  DropActiveOn(target, p.at("user").get<int64_t>(), p.at("author").get<int64_t>(),
-               p.at("upto").get<int64_t>());
+void ApplyActiveDrop(Context&, Shard& target, const ActiveDropJob& p) {
+  DropActiveOn(target, p.user, p.author, p.upto);
 }
 
 }  // namespace weibo

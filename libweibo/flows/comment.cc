@@ -15,22 +15,7 @@
 namespace weibo {
 
 Json Comment(Context& ctx, const Json& args) {
-  int64_t author = ctx.ResolveUser(args.at("user"));
-  Shard& shard = ctx.shards().ForUser(author);
-  if (auto done = ctx.Replayed(shard)) return ReplayedMessage(ctx, *done);
-  MsgRow target = ctx.RequireMsg(args.at("msg").get<int64_t>());
-  MsgRow row = ReferringMessage(author, kComment, target, args.at("content").get<std::string>());
-  WriteTxn txn(shard);
-  if (auto done = ctx.Replayed(shard)) {
-    txn.Commit();  // nothing written
-    return ReplayedMessage(ctx, *done);
-  }
-  row = WriteMessage(ctx, shard, row);
-  EnqueueRefAdd(ctx, shard, row);
-  ctx.RecordApplied(shard, row.id);
-  txn.Commit();
-  ctx.Settle();
-  return MessageView(ctx).Render(row);
+  return CreateReferringMessage(ctx, args, kComment, args.at("content").get<std::string>());
 }
 
 }  // namespace weibo

@@ -46,11 +46,8 @@ Json Delete(Context& ctx, const Json& args) {
   DeleteInbox(shard, msg.user_id, msg.id);
   AddUserCounts(shard, msg.user_id, -1, 0, 0);
   if (msg.type != kOriginal)
-    ctx.Enqueue(shard, static_cast<int>(msg.ref_msg_id % ctx.shards().count()), "ref_remove",
-                Json{{"type", msg.type},
-                     {"reference_id", msg.user_id},
-                     {"reference_msg_id", msg.id},
-                     {"referenced_msg_id", msg.ref_msg_id}});
+    Enqueue(ctx, shard, static_cast<int>(msg.ref_msg_id % ctx.shards().count()),
+            RefRemoveJob{msg.type, msg.user_id, msg.id, msg.ref_msg_id});
   if (msg.type != kComment) EnqueuePurge(ctx, shard, msg);
   ctx.RecordApplied(shard, 0);
   txn.Commit();

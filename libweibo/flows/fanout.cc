@@ -36,6 +36,7 @@
 // timeline is the same whatever the order.
 #include <map>
 
+#include "flows/feed_policy.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "tables/active_fan.h"
@@ -48,18 +49,14 @@ namespace {
 
 constexpr int64_t kDayMs = 24LL * 3600 * 1000;
 
-std::map<int, Json> ByShard(Context& ctx, const std::vector<int64_t>& users) {
-  std::map<int, Json> groups;
-  for (int64_t fan : users) {
-    auto& group = groups[static_cast<int>(fan % ctx.shards().count())];
-    if (group.is_null()) group = Json::array();
-    group.push_back(fan);
-  }
+std::map<int, std::vector<int64_t>> ByShard(Context& ctx, const std::vector<int64_t>& users) {
+  std::map<int, std::vector<int64_t>> groups;
+  for (int64_t fan : users) groups[static_cast<int>(fan % ctx.shards().count())].push_back(fan);
   return groups;
 }
 
 // Every fan, grouped by shard.
-std::map<int, Json> FansByShard(Context& ctx, Shard& shard, int64_t author) {
+std::map<int, std::vector<int64_t>> FansByShard(Context& ctx, Shard& shard, int64_t author) {
   return ByShard(ctx, Related(shard, author, kFan));
 }
 
@@ -72,49 +69,40 @@ int Tier(int64_t last_active, int64_t post_time) {
 
 }  // namespace
 
-// Whether a post by this author is pushed in the cluster's feed mode.
-bool PushesAuthor(Context& ctx, const UserRow& author) {
-  const ClusterConfig& c = ctx.config();
-  if (c.feed == "pull") return false;
-  if (c.feed == "hybrid") return !author.pulled && author.fans_count < c.celebrity_threshold;
-  return true;
-}
-
 void EnqueueFanOut(Context& ctx, Shard& shard, const MsgRow& msg) {
   auto author = GetUser(shard, msg.user_id);
-  if (!author || !PushesAuthor(ctx, *author) || author->fans_count == 0) return;
-  Json job{{"author", msg.user_id}, {"msg_id", msg.id}, {"time", msg.time}};
+  FeedPolicy feed(ctx);
+  if (!author || !feed.PushesAuthor(*author) || author->fans_count == 0) return;
+  FanOutJob job{msg.user_id, msg.id, msg.time};
   // A small fan-out (every hybrid one: the active list is short) is expanded right here, in
   // the post's transaction: the fan list is on this shard, so this saves the fanout job's
   // own transaction. A large one (tiered) is a job, so the post commits quickly.
-  if (ctx.config().feed == "hybrid" || author->fans_count < ctx.config().tier_fans)
+  if (feed.FanOutInPost(author->fans_count))
     ApplyFanOut(ctx, shard, job);
   else
-    ctx.Enqueue(shard, shard.index(), "fanout", job);
+    Enqueue(ctx, shard, shard.index(), job);
 }
 
 void EnqueuePurge(Context& ctx, Shard& shard, const MsgRow& msg) {
-  ctx.Enqueue(shard, shard.index(), "purge", Json{{"author", msg.user_id}, {"msg_id", msg.id}});
+  Enqueue(ctx, shard, shard.index(), PurgeJob{msg.user_id, msg.id});
 }
 
-void ApplyFanOut(Context& ctx, Shard& shard, const Json& p) {
-  int64_t author = p.at("author").get<int64_t>(), msg_id = p.at("msg_id").get<int64_t>();
-  if (!GetMsg(shard, msg_id)) return;  // deleted before it was delivered
-  const ClusterConfig& config = ctx.config();
+void ApplyFanOut(Context& ctx, Shard& shard, const FanOutJob& p) {
+  if (!GetMsg(shard, p.msg_id)) return;  // deleted before it was delivered
+  FeedPolicy feed(ctx);
   bool tiered = false;
-  if (config.feed == "push") {
-    auto user = GetUser(shard, author);
-    tiered = user && user->fans_count >= config.tier_fans;
+  if (feed.TiersFanOuts()) {  // the author's row is read only where it may matter
+    auto user = GetUser(shard, p.author);
+    tiered = user && feed.Tiered(user->fans_count);
   }
   std::vector<int64_t> fans =
-      config.feed == "hybrid" ? ActiveFans(shard, author) : Related(shard, author, kFan);
+      feed.UsesActiveLists() ? ActiveFans(shard, p.author) : Related(shard, p.author, kFan);
   for (auto& [target, users] : ByShard(ctx, fans)) {
-    Json job{{"author", author}, {"msg_id", msg_id}, {"time", p.at("time")}, {"users", users}};
-    if (tiered) job["tiered"] = true;
+    DeliverJob job{p.author, p.msg_id, p.time, std::move(users), std::nullopt, tiered, {}};
     if (target == shard.index())
       ApplyDeliver(ctx, shard, job);
     else
-      ctx.Enqueue(shard, target, "deliver", job);
+      Enqueue(ctx, shard, target, job);
   }
 }
 
@@ -122,37 +110,41 @@ bool MessageGone(Context& ctx, int64_t msg_id) {
   return !GetMsg(ctx.shards().ForMsg(msg_id), msg_id);
 }
 
-void ApplyDeliver(Context& ctx, Shard& target, const Json& p) {
-  InboxRow row{0, p.at("msg_id").get<int64_t>(), p.at("author").get<int64_t>(),
-               p.at("time").get<int64_t>()};
+void MergeIntoInbox(Context& ctx, Shard& target, int64_t user, int64_t author,
+                    const std::vector<MergeItem>& items) {
+  for (const MergeItem& item : items) {
+    if (MessageGone(ctx, item.msg_id)) continue;  // deleted since the snapshot
+    DeliverInbox(target, {user, item.msg_id, author, item.time});
+    MaybeTrimInbox(target, user, item.msg_id, ctx.config().inbox_cap);
+  }
+}
 
-  const Json* users = &p.at("users");
-  Json now_users;
-  auto enqueue_tier = [&](int tier, const Json& tier_users, const Json& later) {
-    Json job{{"author", row.author_id},
-             {"msg_id", row.msg_id},
-             {"time", row.time},
-             {"users", tier_users},
-             {"tier", tier}};
-    if (!later.empty()) job["later"] = later;
-    ctx.Enqueue(target, target.index(), "deliver", job);
+void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {
+  InboxRow row{0, p.msg_id, p.author, p.time};
+
+  const std::vector<int64_t>* users = &p.users;
+  std::vector<int64_t> now_users;
+  auto enqueue_tier = [&](int tier, std::vector<int64_t> tier_users, std::vector<int64_t> later) {
+    Enqueue(ctx, target, target.index(),
+            DeliverJob{row.author_id, row.msg_id, row.time, std::move(tier_users), tier, false,
+                       std::move(later)});
   };
-  if (p.value("tiered", false)) {
+  if (p.tiered) {
     // Tier 0 here and now; tier 1 as a job of its own, which leaves tier 2 to the job it
     // creates: each tier is created (and drained) only after the one before it.
-    Json tiers[3] = {Json::array(), Json::array(), Json::array()};
-    for (const auto& user : *users) {
-      auto u = GetUser(target, user.get<int64_t>());
+    std::vector<int64_t> tiers[3];
+    for (int64_t user : *users) {
+      auto u = GetUser(target, user);
       tiers[u ? Tier(u->last_active, row.time) : 2].push_back(user);
     }
     if (!tiers[1].empty())
-      enqueue_tier(1, tiers[1], tiers[2]);
+      enqueue_tier(1, std::move(tiers[1]), std::move(tiers[2]));
     else if (!tiers[2].empty())
-      enqueue_tier(2, tiers[2], Json::array());
+      enqueue_tier(2, std::move(tiers[2]), {});
     now_users = std::move(tiers[0]);
     users = &now_users;
-  } else if (p.contains("later") && !p.at("later").empty()) {
-    enqueue_tier(2, p.at("later"), Json::array());
+  } else if (!p.later.empty()) {
+    enqueue_tier(2, p.later, {});
   }
   // Only readers who are still fans, and only while the message exists, both read on the
   // author's shard in one statement (see the top of this file); then one statement for the whole
@@ -160,30 +152,28 @@ void ApplyDeliver(Context& ctx, Shard& target, const Json& p) {
   // after its message was deleted adds nothing: msg_deleted here covers the time after the purge's
   // undeliver has run on this shard, the message's own shard the time before.
   Json fans = Json::array();
-  for (int64_t fan :
-       FansWhileMsg(ctx.shards().ForUser(row.author_id), row.author_id, row.msg_id, users->dump()))
+  for (int64_t fan : FansWhileMsg(ctx.shards().ForUser(row.author_id), row.author_id, row.msg_id,
+                                  Json(*users).dump()))
     fans.push_back(fan);
   DeliverInboxMany(target, fans.dump(), row.msg_id, row.author_id, row.time);
   for (const auto& user : fans)
     MaybeTrimInbox(target, user.get<int64_t>(), row.msg_id, ctx.config().inbox_cap);
 }
 
-void ApplyPurge(Context& ctx, Shard& shard, const Json& p) {
-  int64_t author = p.at("author").get<int64_t>(), msg_id = p.at("msg_id").get<int64_t>();
-  for (auto& [target, fans] : FansByShard(ctx, shard, author)) {
-    Json job{{"msg_id", msg_id}, {"users", fans}};
+void ApplyPurge(Context& ctx, Shard& shard, const PurgeJob& p) {
+  for (auto& [target, fans] : FansByShard(ctx, shard, p.author)) {
+    UndeliverJob job{p.msg_id, std::move(fans)};
     if (target == shard.index())
       ApplyUndeliver(ctx, shard, job);
     else
-      ctx.Enqueue(shard, target, "undeliver", job);
+      Enqueue(ctx, shard, target, job);
   }
 }
 
-void ApplyUndeliver(Context&, Shard& target, const Json& p) {
-  int64_t msg_id = p.at("msg_id").get<int64_t>();
+void ApplyUndeliver(Context&, Shard& target, const UndeliverJob& p) {
   // A delivery or merge of this message still pending (a crash) must add nothing later.
-  RecordMsgDeleted(target, msg_id);
-  for (const auto& user : p.at("users")) DeleteInbox(target, user.get<int64_t>(), msg_id);
+  RecordMsgDeleted(target, p.msg_id);
+  for (int64_t user : p.users) DeleteInbox(target, user, p.msg_id);
 }
 
 }  // namespace weibo

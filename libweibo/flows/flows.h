@@ -4,7 +4,10 @@
 #ifndef WEIBO_FLOWS_FLOWS_H_
 #define WEIBO_FLOWS_FLOWS_H_
 
-#include "flows/context.h"
+#include <optional>
+
+#include "flows/job_payloads.h"
+#include "jobs/context.h"
 
 namespace weibo {
 
@@ -13,14 +16,14 @@ Json UserAdd(Context& ctx, const Json& args);
 Json UserShow(Context& ctx, const Json& args);
 Json UserList(Context& ctx, const Json& args);
 Json UserJson(const UserRow& row);
-void ApplyUserCreate(Context& ctx, Shard& target, const Json& payload);
+void ApplyUserCreate(Context& ctx, Shard& target, const UserCreateJob& job);
 
 // flows/follow.cc
 Json Follow(Context& ctx, const Json& args);
 Json Unfollow(Context& ctx, const Json& args);
-void ApplyFanAdd(Context& ctx, Shard& target, const Json& payload);
-void ApplyFanRemove(Context& ctx, Shard& target, const Json& payload);
-void ApplyInboxMerge(Context& ctx, Shard& target, const Json& payload);
+void ApplyFanAdd(Context& ctx, Shard& target, const FanAddJob& job);
+void ApplyFanRemove(Context& ctx, Shard& target, const FanRemoveJob& job);
+void ApplyInboxMerge(Context& ctx, Shard& target, const InboxMergeJob& job);
 
 // flows/post.cc, flows/repost.cc, flows/comment.cc
 Json Post(Context& ctx, const Json& args);
@@ -28,20 +31,24 @@ Json Repost(Context& ctx, const Json& args);
 Json Comment(Context& ctx, const Json& args);
 
 // flows/refs.cc: the referenced message's side of a comment or repost
-void ApplyRefAdd(Context& ctx, Shard& target, const Json& payload);
-void ApplyRefRemove(Context& ctx, Shard& target, const Json& payload);
+void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& job);
+void ApplyRefRemove(Context& ctx, Shard& target, const RefRemoveJob& job);
 
 // flows/delete.cc
 Json Delete(Context& ctx, const Json& args);
 
 // flows/fanout.cc: the feed mode's write side
-void ApplyFanOut(Context& ctx, Shard& target, const Json& payload);
+void ApplyFanOut(Context& ctx, Shard& target, const FanOutJob& job);
 // Whether a message is no longer in msg_info on its own shard (deleted): deliveries and
 // merges check it, as msg_deleted on their target shard may not know yet.
 bool MessageGone(Context& ctx, int64_t msg_id);
-void ApplyDeliver(Context& ctx, Shard& target, const Json& payload);
-void ApplyPurge(Context& ctx, Shard& target, const Json& payload);
-void ApplyUndeliver(Context& ctx, Shard& target, const Json& payload);
+void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& job);
+// Merges a followee's posts into a reader's inbox (inbox_merge, active_merge), passing over
+// the posts deleted since they were read.
+void MergeIntoInbox(Context& ctx, Shard& target, int64_t user, int64_t author,
+                    const std::vector<MergeItem>& items);
+void ApplyPurge(Context& ctx, Shard& target, const PurgeJob& job);
+void ApplyUndeliver(Context& ctx, Shard& target, const UndeliverJob& job);
 
 // flows/timeline.cc
 Json Timeline(Context& ctx, const Json& args);
@@ -53,11 +60,12 @@ constexpr int64_t kActiveWindowMs = 24LL * 3600 * 1000;  // rejoin the lists onc
 // active lists of the user's followees when the last join is older than kActiveWindowMs.
 void NoteActivity(Context& ctx, int64_t user);
 // Puts fan at the head of author's active list (on the author's shard) and returns the
-// active_merge entry for the fan's shard; null when the author does not push.
-Json JoinActiveList(Context& ctx, Shard& author_shard, int64_t author, int64_t fan, int64_t floor);
-void ApplyActiveJoin(Context& ctx, Shard& target, const Json& payload);
-void ApplyActiveMerge(Context& ctx, Shard& target, const Json& payload);
-void ApplyActiveDrop(Context& ctx, Shard& target, const Json& payload);
+// active_merge entry for the fan's shard; none when the author does not push.
+std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard, int64_t author,
+                                               int64_t fan, int64_t floor);
+void ApplyActiveJoin(Context& ctx, Shard& target, const ActiveJoinJob& job);
+void ApplyActiveMerge(Context& ctx, Shard& target, const ActiveMergeJob& job);
+void ApplyActiveDrop(Context& ctx, Shard& target, const ActiveDropJob& job);
 
 // flows/show.cc
 Json Show(Context& ctx, const Json& args);
@@ -65,8 +73,12 @@ Json Comments(Context& ctx, const Json& args);
 Json Reposts(Context& ctx, const Json& args);
 Json Count(Context& ctx, const Json& args);
 
-// jobs/drain.cc: the worker's op
+// flows/drain.cc: the worker's op
 Json Drain(Context& ctx, const Json& args);
+
+// flows/job_kinds.cc: registers every job kind's handler with the jobs layer (jobs/jobs.h);
+// OpenEmbedded calls it, so does anything that applies jobs without an executor.
+void RegisterFlowJobKinds();
 
 // flows/fsck.cc
 Json Fsck(Context& ctx, const Json& args);

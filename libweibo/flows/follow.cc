@@ -13,6 +13,7 @@
 // takes A off B's list and forgets it on A's side. A request with an id records it in A's
 // transaction (tables/request_log.h); the same id again changes nothing and gets the pair
 // as it is now, not already_following or not_following.
+#include "flows/feed_policy.h"
 #include "flows/flows.h"
 #include "storage/failure.h"
 #include "tables/active_fan.h"
@@ -38,8 +39,6 @@ Json PairJson(Context& ctx, const Pair& p, bool following) {
               {"following", following}};
 }
 
-bool Pushes(const ClusterConfig& config) { return config.feed != "pull"; }
-
 }  // namespace
 
 Json Follow(Context& ctx, const Json& args) {
@@ -57,11 +56,8 @@ Json Follow(Context& ctx, const Json& args) {
   InsertRelation(shard, p.user, p.target, kFollowing, ctx.now());
   AddUserCounts(shard, p.user, 0, 0, 1);
   TouchUser(shard, p.user, ctx.now());
-  ctx.Enqueue(shard, static_cast<int>(p.target % ctx.shards().count()), "fan_add",
-              Json{{"user", p.target},
-                   {"fan", p.user},
-                   {"time", ctx.now()},
-                   {"merge", Pushes(ctx.config())}});
+  Enqueue(ctx, shard, static_cast<int>(p.target % ctx.shards().count()),
+          FanAddJob{p.target, p.user, ctx.now(), FeedPolicy(ctx).HasInbox()});
   ctx.RecordApplied(shard, 0);
   txn.Commit();
   ctx.Settle();
@@ -84,55 +80,48 @@ Json Unfollow(Context& ctx, const Json& args) {
   TouchUser(shard, p.user, ctx.now());
   DeleteInboxByAuthor(shard, p.user, p.target);
   DropActiveOn(shard, p.user, p.target, 0);
-  ctx.Enqueue(shard, static_cast<int>(p.target % ctx.shards().count()), "fan_remove",
-              Json{{"user", p.target}, {"fan", p.user}});
+  Enqueue(ctx, shard, static_cast<int>(p.target % ctx.shards().count()),
+          FanRemoveJob{p.target, p.user});
   ctx.RecordApplied(shard, 0);
   txn.Commit();
   ctx.Settle();
   return PairJson(ctx, p, false);
 }
 
-void ApplyFanAdd(Context& ctx, Shard& target, const Json& p) {
-  int64_t user = p.at("user").get<int64_t>(), fan = p.at("fan").get<int64_t>();
-  if (InsertRelation(target, user, fan, kFan, p.at("time").get<int64_t>())) {
+void ApplyFanAdd(Context& ctx, Shard& target, const FanAddJob& p) {
+  int64_t user = p.user, fan = p.fan;
+  if (InsertRelation(target, user, fan, kFan, p.time)) {
     AddUserCounts(target, user, 0, 1, 0);
     MarkPulledFrom(target, user, ctx.config().celebrity_threshold);
   }
-  if (!p.value("merge", false)) return;
-  if (ctx.config().feed == "hybrid") {
-    Json entry = JoinActiveList(ctx, target, user, fan, 0);
-    if (!entry.is_null())
-      ctx.Enqueue(target, static_cast<int>(fan % ctx.shards().count()), "active_merge",
-                  Json{{"user", fan}, {"entries", Json::array({entry})}});
+  if (!p.merge) return;
+  if (FeedPolicy(ctx).UsesActiveLists()) {
+    std::optional<ActiveMergeEntry> entry = JoinActiveList(ctx, target, user, fan, 0);
+    if (entry)
+      Enqueue(ctx, target, static_cast<int>(fan % ctx.shards().count()),
+              ActiveMergeJob{fan, {std::move(*entry)}});
     return;
   }
-  Json items = Json::array();
+  InboxMergeJob merge{fan, user, {}, std::nullopt};
   for (const MsgRow& m : AuthorPosts(target, user, 0, 0, ctx.config().inbox_cap))
-    items.push_back(Json::array({m.id, m.time}));
-  if (items.empty()) return;
-  Json merge{{"user", fan}, {"author", user}, {"items", items}};
+    merge.items.push_back({m.id, m.time});
+  if (merge.items.empty()) return;
   // A full merge may have left older posts behind: the fan's inbox is complete only from
   // the oldest merged post up, and timelines pull below it (tables/msg_index.h).
-  if (static_cast<int64_t>(items.size()) >= ctx.config().inbox_cap)
-    merge["floor"] = items.back()[0];
-  ctx.Enqueue(target, static_cast<int>(fan % ctx.shards().count()), "inbox_merge", merge);
+  if (static_cast<int64_t>(merge.items.size()) >= ctx.config().inbox_cap)
+    merge.floor = merge.items.back().msg_id;
+  Enqueue(ctx, target, static_cast<int>(fan % ctx.shards().count()), merge);
 }
 
-void ApplyFanRemove(Context&, Shard& target, const Json& p) {
-  int64_t user = p.at("user").get<int64_t>(), fan = p.at("fan").get<int64_t>();
-  if (DeleteRelation(target, user, fan, kFan)) AddUserCounts(target, user, 0, -1, 0);
-  RemoveActiveFan(target, user, fan);
+void ApplyFanRemove(Context&, Shard& target, const FanRemoveJob& p) {
+  if (DeleteRelation(target, p.user, p.fan, kFan)) AddUserCounts(target, p.user, 0, -1, 0);
+  RemoveActiveFan(target, p.user, p.fan);
 }
 
-void ApplyInboxMerge(Context& ctx, Shard& target, const Json& p) {
-  int64_t user = p.at("user").get<int64_t>(), author = p.at("author").get<int64_t>();
-  if (!HasRelation(ctx.shards().ForUser(author), author, user, kFan)) return;  // unfollowed
-  if (p.contains("floor")) RaiseInboxFloor(target, user, p.at("floor").get<int64_t>());
-  for (const auto& item : p.at("items")) {
-    if (MessageGone(ctx, item[0].get<int64_t>())) continue;  // deleted since the snapshot
-    DeliverInbox(target, {user, item[0].get<int64_t>(), author, item[1].get<int64_t>()});
-    MaybeTrimInbox(target, user, item[0].get<int64_t>(), ctx.config().inbox_cap);
-  }
+void ApplyInboxMerge(Context& ctx, Shard& target, const InboxMergeJob& p) {
+  if (!HasRelation(ctx.shards().ForUser(p.author), p.author, p.user, kFan)) return;  // unfollowed
+  if (p.floor) RaiseInboxFloor(target, p.user, *p.floor);
+  MergeIntoInbox(ctx, target, p.user, p.author, p.items);
 }
 
 }  // namespace weibo

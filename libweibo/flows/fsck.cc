@@ -28,6 +28,7 @@
 #include <set>
 #include <tuple>
 
+#include "flows/feed_policy.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "jobs/jobs.h"
@@ -239,14 +240,15 @@ void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
                     InsertInbox(sh, {msg.user_id, msg.id, msg.user_id, msg.time});
                   });
   }
-  if (ctx.config().feed == "pull") return;
+  FeedPolicy feed(ctx);
+  if (!feed.HasInbox()) return;
   std::map<int64_t, std::vector<const MsgRow*>> posts;
   for (const auto& [id, m] : s.msgs)
     if (m.type != kComment) posts[m.user_id].push_back(&m);
   for (const auto& [user, other, type] : s.relations) {
     if (type != kFollowing || !s.users.count(other)) continue;
-    if (!PushesAuthor(ctx, s.users.at(other))) continue;
-    if (ctx.config().feed == "hybrid" && !s.active_on.count({user, other})) continue;
+    if (!feed.PushesAuthor(s.users.at(other))) continue;
+    if (feed.UsesActiveLists() && !s.active_on.count({user, other})) continue;
     int64_t since = s.relation_time.at({user, other, type});
     int64_t floor = s.Floor(user);
     for (const MsgRow* m : posts[other]) {

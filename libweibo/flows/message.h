@@ -1,8 +1,9 @@
-// Pieces shared by the flows that create and show messages.
+// Pieces shared by the flows that create messages (message_write.cc) and show them
+// (message_view.cc).
 #ifndef WEIBO_FLOWS_MESSAGE_H_
 #define WEIBO_FLOWS_MESSAGE_H_
 
-#include "flows/context.h"
+#include "jobs/context.h"
 
 namespace weibo {
 
@@ -16,15 +17,22 @@ MsgRow WriteMessage(Context& ctx, Shard& shard, MsgRow row);
 // message as it is now — {"id","deleted":true} when it has been deleted since.
 Json ReplayedMessage(Context& ctx, int64_t msg_id);
 
-// A comment or repost (type) of target by author: ref = target, root = target's root or
-// target itself (flows/repost.cc).
-MsgRow ReferringMessage(int64_t author, int type, const MsgRow& target, std::string content);
-// The ref_add job that updates the referenced message's counters and relation row.
+// Post, comment and repost, after their arguments: in one write transaction on the
+// author's shard, nothing when the request was applied before (the first run's message,
+// replayed), else the message (WriteMessage), its jobs — the fan-out of an original or
+// repost, the ref_add of a comment or repost — and the request's record; then the jobs are
+// settled and the message rendered.
+Json CreateMessage(Context& ctx, Shard& shard, MsgRow row);
+// Comment and repost: a message of this type by args' user referring to args' msg, with
+// ref = that message, root = its root or itself; then CreateMessage.
+Json CreateReferringMessage(Context& ctx, const Json& args, int type, std::string content);
+
+// The ref_add job that updates the referenced message's counters and relation row
+// (flows/refs.cc).
 void EnqueueRefAdd(Context& ctx, Shard& shard, const MsgRow& msg);
 
 // The feed mode's write side (flows/fanout.cc): enqueues the fan-out of a new original or
 // repost when the mode pushes it, and the purge of a deleted one.
-bool PushesAuthor(Context& ctx, const UserRow& author);
 void EnqueueFanOut(Context& ctx, Shard& shard, const MsgRow& msg);
 void EnqueuePurge(Context& ctx, Shard& shard, const MsgRow& msg);
 

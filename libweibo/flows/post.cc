@@ -12,23 +12,11 @@
 namespace weibo {
 
 Json Post(Context& ctx, const Json& args) {
-  int64_t author = ctx.ResolveUser(args.at("user"));
-  Shard& shard = ctx.shards().ForUser(author);
   MsgRow row;
-  row.user_id = author;
+  row.user_id = ctx.ResolveUser(args.at("user"));
   row.type = kOriginal;
   row.content = args.at("content").get<std::string>();
-  WriteTxn txn(shard);
-  if (auto done = ctx.Replayed(shard)) {
-    txn.Commit();  // nothing written
-    return ReplayedMessage(ctx, *done);
-  }
-  row = WriteMessage(ctx, shard, row);
-  EnqueueFanOut(ctx, shard, row);
-  ctx.RecordApplied(shard, row.id);
-  txn.Commit();
-  ctx.Settle();
-  return MessageView(ctx).Render(row);
+  return CreateMessage(ctx, ctx.shards().ForUser(row.user_id), row);
 }
 
 }  // namespace weibo

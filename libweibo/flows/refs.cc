@@ -10,20 +10,26 @@
 // the comment or repost in msg_deleted first, so a ref_add of it that a crash left pending
 // and that arrives later adds no relation row and no count.
 #include "flows/flows.h"
+#include "flows/message.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_deleted.h"
 #include "tables/msg_msg_relation.h"
 
 namespace weibo {
 
-void ApplyRefAdd(Context& ctx, Shard& target, const Json& p) {
+void EnqueueRefAdd(Context& ctx, Shard& shard, const MsgRow& msg) {
+  Enqueue(ctx, shard, static_cast<int>(msg.ref_msg_id % ctx.shards().count()),
+          RefAddJob{msg.type, msg.user_id, msg.id, msg.ref_user_id, msg.ref_msg_id, msg.time});
+}
+
+void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& p) {
   RelationMsgRow rel;
-  rel.type = p.at("type").get<int>();
-  rel.reference_id = p.at("reference_id").get<int64_t>();
-  rel.reference_msg_id = p.at("reference_msg_id").get<int64_t>();
-  rel.referenced_id = p.at("referenced_id").get<int64_t>();
-  rel.referenced_msg_id = p.at("referenced_msg_id").get<int64_t>();
-  rel.time = p.at("time").get<int64_t>();
+  rel.type = p.type;
+  rel.reference_id = p.reference_id;
+  rel.reference_msg_id = p.reference_msg_id;
+  rel.referenced_id = p.referenced_id;
+  rel.referenced_msg_id = p.referenced_msg_id;
+  rel.time = p.time;
   if (GetMsgRelation(target, rel.reference_id, rel.reference_msg_id)) return;
   // The comment or repost was deleted and its ref_remove came first (a crash left this
   // job pending): nothing to add.
@@ -42,15 +48,12 @@ void ApplyRefAdd(Context& ctx, Shard& target, const Json& p) {
   InsertMsgRelation(target, rel);
 }
 
-void ApplyRefRemove(Context&, Shard& target, const Json& p) {
-  int type = p.at("type").get<int>();
-  RecordMsgDeleted(target, p.at("reference_msg_id").get<int64_t>());
-  if (!DeleteMsgRelation(target, p.at("reference_id").get<int64_t>(),
-                         p.at("reference_msg_id").get<int64_t>()))
-    return;
+void ApplyRefRemove(Context&, Shard& target, const RefRemoveJob& p) {
+  RecordMsgDeleted(target, p.reference_msg_id);
+  if (!DeleteMsgRelation(target, p.reference_id, p.reference_msg_id)) return;
   CounterRow delta;
-  delta.msg_id = p.at("referenced_msg_id").get<int64_t>();
-  if (type == kComment)
+  delta.msg_id = p.referenced_msg_id;
+  if (p.type == kComment)
     delta.comments = -1;
   else
     delta.transfers = -1;

@@ -14,46 +14,8 @@
 
 namespace weibo {
 
-MsgRow ReferringMessage(int64_t author, int type, const MsgRow& target, std::string content) {
-  MsgRow row;
-  row.user_id = author;
-  row.type = type;
-  row.content = std::move(content);
-  row.ref_msg_id = target.id;
-  row.ref_user_id = target.user_id;
-  row.root_msg_id = target.root_msg_id != 0 ? target.root_msg_id : target.id;
-  row.root_user_id = target.root_msg_id != 0 ? target.root_user_id : target.user_id;
-  return row;
-}
-
-void EnqueueRefAdd(Context& ctx, Shard& shard, const MsgRow& msg) {
-  ctx.Enqueue(shard, static_cast<int>(msg.ref_msg_id % ctx.shards().count()), "ref_add",
-              Json{{"type", msg.type},
-                   {"reference_id", msg.user_id},
-                   {"reference_msg_id", msg.id},
-                   {"referenced_id", msg.ref_user_id},
-                   {"referenced_msg_id", msg.ref_msg_id},
-                   {"time", msg.time}});
-}
-
 Json Repost(Context& ctx, const Json& args) {
-  int64_t author = ctx.ResolveUser(args.at("user"));
-  Shard& shard = ctx.shards().ForUser(author);
-  if (auto done = ctx.Replayed(shard)) return ReplayedMessage(ctx, *done);
-  MsgRow target = ctx.RequireMsg(args.at("msg").get<int64_t>());
-  MsgRow row = ReferringMessage(author, kRepost, target, args.value("content", std::string()));
-  WriteTxn txn(shard);
-  if (auto done = ctx.Replayed(shard)) {
-    txn.Commit();  // nothing written
-    return ReplayedMessage(ctx, *done);
-  }
-  row = WriteMessage(ctx, shard, row);
-  EnqueueFanOut(ctx, shard, row);
-  EnqueueRefAdd(ctx, shard, row);
-  ctx.RecordApplied(shard, row.id);
-  txn.Commit();
-  ctx.Settle();
-  return MessageView(ctx).Render(row);
+  return CreateReferringMessage(ctx, args, kRepost, args.value("content", std::string()));
 }
 
 }  // namespace weibo

@@ -51,10 +51,12 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <set>
 #include <unordered_set>
 
+#include "flows/feed_policy.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "tables/active_fan.h"
@@ -284,23 +286,24 @@ struct Home {
 Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, int64_t want) {
   ShardSet& shards = ctx.shards();
   Shard& own = txns.Hold(shards.ForUser(reader));
-  const std::string& feed = ctx.config().feed;
+  FeedPolicy feed(ctx);
   Home home;
   // The inbox is complete from its floor up (tables/msg_index.h); below it, pull.
-  if (feed != "pull") {
+  if (feed.HasInbox()) {
     home.floor = InboxFloor(own, reader);
     home.above.push_back(InboxSource(shards, reader, home.floor));
   }
-  bool pull_all = feed == "pull";
+  bool pull_all = feed.PullsEveryFollowee();
   want_below = want_below && home.floor > 0;
   if (pull_all)
     home.above.push_back(AuthorSource(shards, reader, true, 0));
   else if (want_below)
     home.below.push_back(AuthorSource(shards, reader, true, home.floor));
-  if (feed == "push" && !want_below) return home;  // followees matter only below the floor
+  if (feed.FolloweesOnlyBelowFloor() && !want_below)
+    return home;  // followees matter only below the floor
   std::vector<int64_t> followees = Related(own, reader, kFollowing);
   std::vector<int64_t> pulled, pushed;
-  if (feed == "hybrid") {
+  if (feed.UsesActiveLists()) {
     // Only the authors whose active list holds the reader push to the reader (and not
     // even those once they are celebrities); every other followee is pulled. The fan
     // counts of the listed ones: one statement per shard, outside the page's read
@@ -319,7 +322,7 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
       std::unordered_set<int64_t> found;
       for (const UserRow& user : GetFanCounts(shards.At(i), listed[i])) {
         found.insert(user.id);
-        (PushesAuthor(ctx, user) ? pushed : pulled).push_back(user.id);
+        (feed.PushesAuthor(user) ? pushed : pulled).push_back(user.id);
       }
       for (int64_t author : listed[i])
         if (!found.count(author)) pushed.push_back(author);  // no row: nothing to pull
@@ -350,6 +353,83 @@ std::vector<int64_t> MergeNewest(const std::vector<std::vector<int64_t>>& lists,
   return out;
 }
 
+// A page being filled: the messages taken so far, the ids still to skip (earlier pages),
+// and the cursor — reads start below it (0: at the newest).
+class Page {
+ public:
+  Page(Context& ctx, int64_t count, int64_t skip, int64_t cursor)
+      : view_(ctx), count_(count), skip_(skip), cursor_(cursor) {}
+
+  bool full() const { return size() >= count_; }
+  int64_t skip() const { return skip_; }
+  // Moves the cursor down to ceiling, unless it is already below it.
+  void LowerCursorTo(int64_t ceiling) {
+    if (cursor_ == 0 || cursor_ > ceiling) cursor_ = ceiling;
+  }
+  // Merges sources over the ids between the cursor and bottom (exclusive) into the page,
+  // until it is full or every source is exhausted down to bottom.
+  void Merge(std::vector<Source>& sources, int64_t bottom);
+  Json Take() { return std::move(out_); }
+
+ private:
+  int64_t size() const { return static_cast<int64_t>(out_.size()); }
+  // The lower end (exclusive) of the next read when some source is time-partitioned: the
+  // newest partition any source still holds, so a read stays within one window; nullopt
+  // when every source is exhausted down to bottom.
+  std::optional<int64_t> WindowBottom(std::vector<Source>& sources, int64_t bottom) const;
+  // Renders a merged batch into the page: deleted messages (their inbox rows are being
+  // purged) and the ids still to skip are passed over.
+  void Add(const std::vector<int64_t>& batch);
+
+  MessageView view_;
+  int64_t count_, skip_, cursor_;
+  Json out_ = Json::array();
+};
+
+std::optional<int64_t> Page::WindowBottom(std::vector<Source>& sources, int64_t bottom) const {
+  int64_t top = 0;
+  for (auto& source : sources) top = std::max(top, source.newest(cursor_));
+  if (top <= bottom) return std::nullopt;
+  return std::max(bottom, PartStart(PartOf(top)) - 1);
+}
+
+void Page::Add(const std::vector<int64_t>& batch) {
+  for (int64_t id : batch) {
+    Json m = view_.Render(id);
+    if (m.is_null()) continue;
+    if (skip_ > 0) {
+      --skip_;
+      continue;
+    }
+    out_.push_back(std::move(m));
+    if (full()) break;
+  }
+}
+
+void Page::Merge(std::vector<Source>& sources, int64_t bottom) {
+  bool windowed = false;
+  for (const auto& s : sources) windowed = windowed || s.partitioned;
+  std::vector<std::vector<int64_t>> lists(sources.size());
+  while (!full()) {
+    int64_t want = skip_ + count_ - size();
+    int64_t lower = bottom;
+    if (windowed) {
+      std::optional<int64_t> window = WindowBottom(sources, bottom);
+      if (!window) break;  // every source is exhausted
+      lower = *window;
+    }
+    for (size_t i = 0; i < sources.size(); ++i) lists[i] = sources[i].read(cursor_, lower, want);
+    std::vector<int64_t> batch = MergeNewest(lists, want);
+    Add(batch);
+    if (static_cast<int64_t>(batch.size()) < want) {
+      if (lower <= bottom) break;  // every source is exhausted
+      cursor_ = lower + 1;         // the window is exhausted: the next one is older
+      continue;
+    }
+    cursor_ = batch.back();
+  }
+}
+
 }  // namespace
 
 Json Timeline(Context& ctx, const Json& args) {
@@ -359,57 +439,20 @@ Json Timeline(Context& ctx, const Json& args) {
   int64_t since_id = args.value("since_id", int64_t{0});
   int64_t skip = args.value("page", int64_t{0}) * count;
   bool home = !args.value("posts", false);
-  MessageView view(ctx);
   PageTxns txns(ctx.shards());
-  Json out = Json::array();
-  int64_t cursor = max_id;
-  // Merges sources over the ids between the cursor and bottom (exclusive) into out, until
-  // the page is full or every source is exhausted down to bottom.
-  auto run = [&](std::vector<Source>& sources, int64_t bottom) {
-    bool windowed = false;
-    for (const auto& s : sources) windowed = windowed || s.partitioned;
-    std::vector<std::vector<int64_t>> lists(sources.size());
-    while (static_cast<int64_t>(out.size()) < count) {
-      int64_t want = skip + count - static_cast<int64_t>(out.size());
-      int64_t lower = bottom;
-      if (windowed) {
-        int64_t top = 0;
-        for (auto& source : sources) top = std::max(top, source.newest(cursor));
-        if (top <= bottom) break;  // every source is exhausted
-        lower = std::max(bottom, PartStart(PartOf(top)) - 1);
-      }
-      for (size_t i = 0; i < sources.size(); ++i) lists[i] = sources[i].read(cursor, lower, want);
-      std::vector<int64_t> batch = MergeNewest(lists, want);
-      for (int64_t id : batch) {
-        Json m = view.Render(id);
-        if (m.is_null()) continue;  // deleted; its inbox rows are being purged
-        if (skip > 0) {
-          --skip;
-          continue;
-        }
-        out.push_back(std::move(m));
-        if (static_cast<int64_t>(out.size()) == count) break;
-      }
-      if (static_cast<int64_t>(batch.size()) < want) {
-        if (lower <= bottom) break;  // every source is exhausted
-        cursor = lower + 1;          // the window is exhausted: the next one is older
-        continue;
-      }
-      cursor = batch.back();
-    }
-  };
+  Page page(ctx, count, skip, max_id);
   if (home) {
     // Above the floor the inbox is complete: merge it with the pulled authors down to the
     // floor; only if the page is not full yet, go on below it with every source.
     Home h = HomeSources(ctx, txns, reader, false, skip + count);
     bool below = h.floor > 0 && since_id < h.floor - 1;
-    run(h.above, below ? h.floor - 1 : since_id);
-    if (below && static_cast<int64_t>(out.size()) < count) {
-      Home all = HomeSources(ctx, txns, reader, true, skip + count);
+    page.Merge(h.above, below ? h.floor - 1 : since_id);
+    if (below && !page.full()) {
+      Home all = HomeSources(ctx, txns, reader, true, page.skip() + count);
       std::vector<Source> sources = std::move(all.above);
       for (auto& s : all.below) sources.push_back(std::move(s));
-      if (cursor == 0 || cursor > h.floor) cursor = h.floor;
-      run(sources, since_id);
+      page.LowerCursorTo(h.floor);
+      page.Merge(sources, since_id);
     }
     txns.Release();  // before NoteActivity writes
     NoteActivity(ctx, reader);
@@ -417,9 +460,9 @@ Json Timeline(Context& ctx, const Json& args) {
     std::vector<Source> sources;
     txns.Hold(ctx.shards().ForUser(reader));
     sources.push_back(AuthorSource(ctx.shards(), reader, false, 0));
-    run(sources, since_id);
+    page.Merge(sources, since_id);
   }
-  return out;
+  return page.Take();
 }
 
 }  // namespace weibo

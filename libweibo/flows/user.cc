@@ -44,8 +44,8 @@ Json UserAdd(Context& ctx, const Json& args) {
   int64_t id = AllocateUserId(shard0);
   if (id > 0xffffffffLL) Fail(Code::kStorageError, "user ids are exhausted (32 bits)");
   InsertName(name_shard, name, id);
-  ctx.Enqueue(name_shard, static_cast<int>(id % ctx.shards().count()), "user_create",
-              Json{{"id", id}, {"name", name}, {"time", ctx.now()}});
+  Enqueue(ctx, name_shard, static_cast<int>(id % ctx.shards().count()),
+          UserCreateJob{id, name, ctx.now()});
   ctx.RecordApplied(name_shard, id);
   if (counter_txn) counter_txn->Commit();
   name_txn.Commit();
@@ -56,11 +56,11 @@ Json UserAdd(Context& ctx, const Json& args) {
   return UserJson(row);
 }
 
-void ApplyUserCreate(Context&, Shard& target, const Json& p) {
+void ApplyUserCreate(Context&, Shard& target, const UserCreateJob& p) {
   UserRow row;
-  row.id = p.at("id").get<int64_t>();
-  row.name = p.at("name").get<std::string>();
-  row.created = row.last_active = p.at("time").get<int64_t>();
+  row.id = p.id;
+  row.name = p.name;
+  row.created = row.last_active = p.time;
   InsertUser(target, row);
 }
 

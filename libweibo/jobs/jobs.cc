@@ -1,56 +1,36 @@
 #include "jobs/jobs.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
 #include <string>
 
-#include "flows/flows.h"
 #include "jobs/transport.h"
 #include "storage/failure.h"
 
 namespace weibo {
 namespace {
 
-struct JobKind {
-  const char* kind;
-  JobHandler handler;
-};
-
-// Every job kind, and the flow file that defines it.
-const JobKind kJobKinds[] = {
-    {"user_create", ApplyUserCreate},  // flows/user.cc
-    {"fan_add", ApplyFanAdd},          // flows/follow.cc
-    {"fan_remove", ApplyFanRemove},    // flows/follow.cc
-    {"inbox_merge", ApplyInboxMerge},  // flows/follow.cc
-    {"fanout", ApplyFanOut},           // flows/fanout.cc
-    {"deliver", ApplyDeliver},         // flows/fanout.cc
-    {"purge", ApplyPurge},             // flows/fanout.cc
-    {"undeliver", ApplyUndeliver},     // flows/fanout.cc
-    {"ref_add", ApplyRefAdd},          // flows/comment.cc
-    {"ref_remove", ApplyRefRemove},    // flows/delete.cc
-    {"active_join", ApplyActiveJoin},  // flows/active.cc
-    {"active_merge", ApplyActiveMerge},
-    {"active_drop", ApplyActiveDrop},
-};
+std::atomic<const JobKinds*> registered_kinds{nullptr};
 
 }  // namespace
 
-JobHandler FindJobHandler(const std::string& kind) {
-  for (const auto& k : kJobKinds)
-    if (kind == k.kind) return k.handler;
+void RegisterJobKinds(const JobKinds& kinds) { registered_kinds.store(&kinds); }
+
+const JobKind* FindJobKind(const std::string& name) {
+  const JobKinds* kinds = registered_kinds.load();
+  if (kinds == nullptr) return nullptr;
+  for (const JobKind* k = kinds->begin; k != kinds->end; ++k)
+    if (name == k->name) return k;
   return nullptr;
 }
 
 namespace {
 
-// A plain deliver job (no tiers to enqueue) is idempotent by itself: the inbox key ignores a
-// second insert, and its statement re-checks the follow and msg_deleted, so a late second
-// application adds nothing an unfollow or a delete has removed (flows/fanout.cc). It needs
-// no job_applied mark: one B-tree write less in every delivery transaction, the commonest
-// transaction there is. Every other kind (counters, tier chains) is marked.
 bool SelfIdempotent(const JobRow& job, const Json& payload) {
-  return job.kind == "deliver" && !payload.contains("tiered") && !payload.contains("later");
+  const JobKind* kind = FindJobKind(job.kind);
+  return kind != nullptr && kind->self_idempotent != nullptr && kind->self_idempotent(payload);
 }
 
 }  // namespace
@@ -61,14 +41,14 @@ namespace {
 
 // ApplyJobInTxn with the payload already parsed.
 bool ApplyParsedInTxn(Context& ctx, Shard& target, const JobRow& job, const Json& payload) {
-  JobHandler handler = FindJobHandler(job.kind);
-  if (handler == nullptr) Fail(Code::kStorageError, "outbox job of unknown kind " + job.kind);
-  if (SelfIdempotent(job, payload)) {
-    handler(ctx, target, payload);
+  const JobKind* kind = FindJobKind(job.kind);
+  if (kind == nullptr) Fail(Code::kStorageError, "outbox job of unknown kind " + job.kind);
+  if (kind->self_idempotent != nullptr && kind->self_idempotent(payload)) {
+    kind->handler(ctx, target, payload);
     return true;
   }
   if (JobApplied(target, job.global_id())) return false;
-  handler(ctx, target, payload);
+  kind->handler(ctx, target, payload);
   RecordJobApplied(target, job.global_id(), ctx.now());
   return true;
 }
@@ -88,9 +68,9 @@ namespace {
 // at all (the commit is in the OS's hands). So the marks commit with synchronous=NORMAL
 // (Sync::kNormal), and the shard's next FULL commit syncs them with it, as the WAL is synced
 // as a whole. This saves one fsync per drain and source shard.
-void MarkDone(Context& ctx, const std::map<int, std::vector<int64_t>>& done) {
+void MarkDone(ShardSet& shards, const std::map<int, std::vector<int64_t>>& done) {
   for (auto& [s, ids] : done) {
-    Shard& source = ctx.shards().At(s);
+    Shard& source = shards.At(s);
     WriteTxn txn(source, Sync::kNormal);
     for (int64_t id : ids) MarkJobDone(source, id);
     txn.Commit();
@@ -100,7 +80,7 @@ void MarkDone(Context& ctx, const std::map<int, std::vector<int64_t>>& done) {
 // Group commit. A delivery transaction (plain deliver jobs from other shards only: the
 // commonest transaction there is, one per follower shard and post) commits without an
 // fsync, and its jobs stay pending in their source outboxes, remembered in
-// ShardSet::unsynced(). SyncAppliedJobs later syncs each target's WAL once, for every
+// the context's GroupCommit. SyncAppliedJobs later syncs each target's WAL once, for every
 // delivery made to it since, and only then marks those jobs done. A power cut before
 // that sync may lose deliveries, but never their jobs: they are still pending, and
 // applying a plain deliver again is harmless (SelfIdempotent). Readers see a delivery at
@@ -130,7 +110,7 @@ int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs, bool group_com
     by_target[job.target_shard].push_back(Parsed{&job, Json::parse(job.payload)});
   int64_t n = 0;
   std::map<int, std::vector<int64_t>> done;  // source shard -> local ids still to mark
-  UnsyncedJobs& unsynced = ctx.shards().unsynced();
+  UnsyncedJobs& unsynced = ctx.group_commit().unsynced;
   for (auto& [t, group] : by_target) {
     Shard& target = ctx.shards().At(t);
     bool defer = group_commit && Deferrable(group, t);
@@ -146,11 +126,23 @@ int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs, bool group_com
     if (defer)
       for (const Parsed& p : group) unsynced.jobs[{p.job->source_shard, p.job->local_id}] = t;
   }
-  MarkDone(ctx, done);
+  MarkDone(ctx.shards(), done);
   return n;
 }
 
 }  // namespace
+
+bool ApplyDeliveredJob(Context& ctx, const JobRow& job) {
+  Shard& target = ctx.shards().At(job.target_shard);
+  bool applied = false;
+  {
+    WriteTxn txn(target);
+    applied = ApplyJobInTxn(ctx, target, job);
+    txn.Commit();
+  }
+  DrainCreated(ctx);
+  return applied;
+}
 
 bool ApplyJob(Context& ctx, const JobRow& job) {
   Shard& target = ctx.shards().At(job.target_shard);
@@ -170,7 +162,7 @@ bool ApplyJob(Context& ctx, const JobRow& job) {
   return applied;
 }
 
-// --- cluster hook (jobs/transport.h; the transport itself is net/node.cc) ---------------
+// --- cluster hook (jobs/transport.h; the transport itself is cluster/node.cc) ---------------
 // Without a transport every job is applied here (ApplyBatch). On a cluster node, a job for
 // a shard another node owns goes to the transport and is marked done here only once it was
 // acknowledged; a node drains only the outboxes of the shards it owns.
@@ -243,7 +235,7 @@ std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
     newest_first[key.first] = std::max(newest_first[key.first], id);
   // Jobs this process applied and awaits the sync of (group commit) are pending too, but
   // were applied in order already: they are passed over, not applied again.
-  const UnsyncedJobs& unsynced = ctx.shards().unsynced();
+  const UnsyncedJobs& unsynced = ctx.group_commit().unsynced;
   auto ours = [&](int source, int64_t id) {
     return mine.count({source, id}) > 0 || unsynced.count(source, id);
   };
@@ -302,14 +294,14 @@ int64_t DrainCreated(Context& ctx) {
     n += DeliverCollected(ctx, &remote);
   }
   created.clear();
-  const UnsyncedJobs& unsynced = ctx.shards().unsynced();
-  if (!unsynced.empty() && unsynced.jobs.size() >= ctx.shards().group_commit())
-    SyncAppliedJobs(ctx.shards());
+  GroupCommit& group = ctx.group_commit();
+  if (!group.unsynced.empty() && group.unsynced.jobs.size() >= group.limit)
+    SyncAppliedJobs(ctx.shards(), group);
   return n;
 }
 
-void SyncAppliedJobs(ShardSet& shards) {
-  UnsyncedJobs& unsynced = shards.unsynced();
+void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit) {
+  UnsyncedJobs& unsynced = group_commit.unsynced;
   if (unsynced.empty()) return;
   std::set<int> targets;
   std::map<int, std::vector<int64_t>> done;  // source shard -> local ids durable once synced
@@ -319,14 +311,13 @@ void SyncAppliedJobs(ShardSet& shards) {
   }
   for (int t : targets) shards.At(t).SyncWal();
   unsynced = UnsyncedJobs();
-  Context ctx(shards, Clock(0));
-  MarkDone(ctx, done);
+  MarkDone(shards, done);
 }
 
 int64_t DrainAllPending(Context& ctx) {
   // This process's applied, unsynced jobs first: synced and marked done, they are not
   // read back below as pending and applied again.
-  SyncAppliedJobs(ctx.shards());
+  SyncAppliedJobs(ctx.shards(), ctx.group_commit());
   int64_t n = 0;
   // Targets whose owner did not acknowledge a delivery: skipped until the next drain.
   std::vector<bool> stuck(ctx.shards().count(), false);
@@ -350,7 +341,7 @@ int64_t DrainAllPending(Context& ctx) {
       }
     }
     n += DrainCreated(ctx);
-    SyncAppliedJobs(ctx.shards());
+    SyncAppliedJobs(ctx.shards(), ctx.group_commit());
   }
   return n;
 }

@@ -1,15 +1,17 @@
 // Applying outbox jobs (SPEC §5). A job is applied on its target shard in one transaction
 // together with its job_applied mark, then marked done on its source shard. Handlers may
 // enqueue further jobs into the target's transaction (a fan-out becomes one deliver job
-// per shard); DrainCreated follows those too. With group commit (ShardSet::group_commit),
+// per shard); DrainCreated follows those too. With group commit (GroupCommit, context.h),
 // plain deliveries to other shards commit without an fsync and are marked done only after
 // one shared sync of each target's WAL (SyncAppliedJobs; the reasoning is in jobs.cc).
 #ifndef WEIBO_JOBS_JOBS_H_
 #define WEIBO_JOBS_JOBS_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 
-#include "flows/context.h"
+#include "jobs/context.h"
 #include "tables/outbox.h"
 
 namespace weibo {
@@ -20,22 +22,45 @@ bool ApplyJob(Context& ctx, const JobRow& job);
 // Applies one job inside the target's open write transaction, with its job_applied mark
 // unless it is self-idempotent; false when the mark shows it was applied before.
 bool ApplyJobInTxn(Context& ctx, Shard& target, const JobRow& job);
-// Whether applying the job twice is harmless without a job_applied mark (a plain deliver).
+// Whether applying the job twice is harmless without a job_applied mark (its kind says).
 bool SelfIdempotentJob(const JobRow& job);
+// Applies a job another process sent here (a cluster node's: its target shard is this
+// process's, its source another's) in its own transaction on the target, without marking it
+// done — the source does, on the acknowledgement — then drains the jobs it created. False
+// when its job_applied mark shows it was applied before.
+bool ApplyDeliveredJob(Context& ctx, const JobRow& job);
 // Applies every job the context created (and the jobs those create); returns how many.
 int64_t DrainCreated(Context& ctx);
 // Applies every pending job of every shard (worker, fsck --repair); returns how many.
 int64_t DrainAllPending(Context& ctx);
 // Group commit (jobs.cc): syncs the WAL of every shard this process delivered to without
-// an fsync, then marks those jobs done. DrainCreated calls it once ShardSet::group_commit()
+// an fsync, then marks those jobs done. DrainCreated calls it once GroupCommit::limit
 // such jobs have gathered (at once when that is 0); a server calls it through
 // Executor::Idle() when idle and at least every few tens of milliseconds, and a closing
 // executor calls it too.
-void SyncAppliedJobs(ShardSet& shards);
+void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit);
 
+// The job kinds. This layer knows none: the layer above owns the table (flows/job_kinds.cc)
+// and registers it here before any job is applied (OpenEmbedded does, through
+// RegisterFlowJobKinds), so the drains call up only through it.
+//
 // Handler of one job kind: runs inside the target shard's write transaction.
 using JobHandler = void (*)(Context& ctx, Shard& target, const Json& payload);
-JobHandler FindJobHandler(const std::string& kind);
+struct JobKind {
+  const char* name;
+  JobHandler handler;
+  // Whether a job of this kind with this payload may be applied twice without harm and so
+  // needs no job_applied mark (the reasoning is the handler's); nullptr: never.
+  bool (*self_idempotent)(const Json& payload);
+};
+struct JobKinds {
+  const JobKind* begin;
+  const JobKind* end;
+};
+// Registers the table (which must live as long as the process); a later call replaces it.
+void RegisterJobKinds(const JobKinds& kinds);
+// The registered kind of that name; nullptr when there is none.
+const JobKind* FindJobKind(const std::string& name);
 
 }  // namespace weibo
 

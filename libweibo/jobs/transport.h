@@ -1,4 +1,4 @@
-// JobTransport: the cluster's hook into job draining (net/node.cc implements it).
+// JobTransport: the cluster's hook into job draining (cluster/node.cc implements it).
 //
 // An embedded run has no transport: every job is applied here, on whichever shard it
 // targets. A cluster node (weibod --shards) owns some shards only. With a transport in the
@@ -15,6 +15,8 @@
 #include "tables/outbox.h"
 
 namespace weibo {
+
+class Context;
 
 class JobTransport {
  public:

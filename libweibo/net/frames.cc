@@ -23,8 +23,12 @@ bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep) {
 bool SendFrames(zmq::socket_t& socket, const Frames& frames) {
   std::vector<zmq::const_buffer> out;
   for (const auto& f : frames) out.push_back(zmq::buffer(f));
+  return SendBuffers(socket, out);
+}
+
+bool SendBuffers(zmq::socket_t& socket, const std::vector<zmq::const_buffer>& frames) {
   try {
-    return zmq::send_multipart(socket, out, zmq::send_flags::dontwait).has_value();
+    return zmq::send_multipart(socket, frames, zmq::send_flags::dontwait).has_value();
   } catch (const zmq::error_t& e) {
     if (e.num() == EHOSTUNREACH || e.num() == EAGAIN) return false;
     throw;
@@ -42,17 +46,6 @@ bool AwaitReadable(zmq::socket_t& socket, std::chrono::microseconds spin,
     } while (std::chrono::steady_clock::now() < end);
   }
   return zmq::poll(&item, 1, timeout) > 0;
-}
-
-Status CheckBindEndpoint(const std::string& endpoint) {
-  if (endpoint.compare(0, 6, "tcp://") != 0) return Status::Ok();  // ipc://, inproc://: no port
-  const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
-  if (port == "*") return Status::Ok();
-  bool digits = !port.empty() && port.size() <= 5 &&
-                port.find_first_not_of("0123456789") == std::string::npos;
-  if (digits && std::stoi(port) >= 1 && std::stoi(port) <= 65535) return Status::Ok();
-  return Status(Code::kInvalidArgument,
-                "cannot bind '" + endpoint + "': a TCP port is * or from 1 to 65535");
 }
 
 }  // namespace weibo::net

@@ -1,5 +1,6 @@
-// Multipart ZeroMQ messages as vectors of strings: the broker's and the nodes' framing
-// (net/broker.cc, net/node.cc; the frames themselves are documented in weibod(1)).
+// Multipart ZeroMQ messages as vectors of strings, read and sent without blocking, and the
+// brief poll before a sleep: the framing under every socket of weibod, the broker, the
+// nodes and the client (the frames themselves are documented in weibod(1)).
 #ifndef WEIBO_NET_FRAMES_H_
 #define WEIBO_NET_FRAMES_H_
 
@@ -9,8 +10,6 @@
 #include <vector>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
-
-#include "weibo/status.h"
 
 namespace weibo::net {
 
@@ -24,6 +23,8 @@ bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep = 8);
 // Sends without blocking. False when the peer cannot be reached (a ROUTER socket with
 // ZMQ_ROUTER_MANDATORY, or a full queue); the caller decides whether that matters.
 bool SendFrames(zmq::socket_t& socket, const Frames& frames);
+// The same for frames the caller holds elsewhere (a reply is sent without a copy).
+bool SendBuffers(zmq::socket_t& socket, const std::vector<zmq::const_buffer>& frames);
 
 // Whether a message is waiting on socket within `spin` and then `timeout`. For up to `spin`
 // it polls without sleeping, yielding the CPU between polls; only then does it sleep in
@@ -34,11 +35,6 @@ bool SendFrames(zmq::socket_t& socket, const Frames& frames);
 // threads. Throws zmq::error_t like zmq::poll (EINTR when a signal interrupts the sleep).
 bool AwaitReadable(zmq::socket_t& socket, std::chrono::microseconds spin,
                    std::chrono::milliseconds timeout);
-
-// Ok, or invalid_argument for a tcp:// endpoint whose port is neither * nor 1 to 65535:
-// ZeroMQ reads "tcp://127.0.0.1:99999" as a wildcard and binds a random port, which would
-// leave a daemon listening where nobody looks for it. Called before every bind.
-Status CheckBindEndpoint(const std::string& endpoint);
 
 }  // namespace weibo::net
 

@@ -6,7 +6,6 @@
 
 #include "ops/args.h"
 #include "storage/clock.h"
-#include "storage/gene_id.h"
 
 namespace weibo::net {
 namespace {

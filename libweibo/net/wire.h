@@ -1,5 +1,5 @@
 // The bytes of weibod's protocol (man/weibod.1, PROTOCOL): a request body to a Request and
-// back, a Result to a reply body and back. The server (net/service.cc) and the client
+// back, a Result to a reply body and back. The server (daemon/service.cc) and the client
 // (net/client.cc) use only these functions, so the two ends and the document agree.
 //
 // Request bodies are untrusted: ParseRequest checks size, nesting depth (by a scan of the

@@ -5,54 +5,15 @@
 #include <memory>
 
 #include "flows/flows.h"
+#include "jobs/context.h"
 #include "jobs/jobs.h"
 #include "ops/args.h"
 #include "storage/failure.h"
-#include "storage/gene_id.h"
 #include "weibo/ops.h"
+#include "weibo/time.h"
 
 namespace weibo {
 namespace {
-
-using Handler = Json (*)(Context&, const Json&);
-
-struct Route {
-  const char* op;
-  Handler handler;
-};
-
-const Route kRoutes[] = {
-    {"user_add", UserAdd},  {"user_show", UserShow}, {"user_list", UserList},
-    {"follow", Follow},     {"unfollow", Unfollow},  {"post", Post},
-    {"repost", Repost},     {"comment", Comment},    {"delete", Delete},
-    {"timeline", Timeline}, {"show", Show},          {"comments", Comments},
-    {"reposts", Reposts},   {"count", Count},        {"fsck", Fsck},
-    {"drain", Drain},
-};
-
-Handler FindHandler(const std::string& op) {
-  for (const auto& r : kRoutes)
-    if (op == r.op) return r.handler;
-  return nullptr;
-}
-
-Json Init(const EmbeddedOptions& options, const Json& args) {
-  ClusterConfig config;
-  config.shards = static_cast<int>(args.value("shards", int64_t{16}));
-  config.feed = args.value("feed", config.feed);
-  config.page_size = static_cast<int>(args.value("page_size", int64_t{20}));
-  config.strategy = args.value("strategy", config.strategy);
-  config.inbox_cap = static_cast<int>(args.value("inbox_cap", int64_t{config.inbox_cap}));
-  config.celebrity_threshold = args.value("celebrity_threshold", config.celebrity_threshold);
-  config.active_list = args.value("active_list", config.active_list);
-  config.tier_fans = args.value("tier_fans", config.tier_fans);
-  ShardSet::Create(options.data_dir, config, args.value("force", false));
-  return Json{{"data", options.data_dir},
-              {"shards", config.shards},
-              {"feed", config.feed},
-              {"page_size", config.page_size},
-              {"strategy", config.strategy}};
-}
 
 class Embedded : public Executor {
  public:
@@ -62,7 +23,7 @@ class Embedded : public Executor {
   void Idle() override {
     if (!shards_) return;
     try {
-      SyncAppliedJobs(*shards_);
+      SyncAppliedJobs(*shards_, group_commit_);
     } catch (const std::exception&) {  // the jobs stay pending; the next drain applies them
     }
   }
@@ -74,24 +35,24 @@ class Embedded : public Executor {
       if (op == nullptr) Fail(Code::kInvalidRequest, "unknown op '" + request.op + "'");
       Json args = ValidateArgs(*op, request.args);
       // A request's own clock is as untrusted as its args (a trace's "now", a fuzzed one);
-      // the CLI and the wire refuse it earlier with their own words (storage/gene_id.h).
+      // the CLI and the wire refuse it earlier with their own words (weibo/time.h).
       if (request.now_ms != 0 && !ClockInRange(request.now_ms))
         Fail(Code::kInvalidArgument, "now must be " + ClockRange());
-      if (request.op == "init") {
+      if (op->local != nullptr) {  // init: the cluster it replaces must not stay open
         Idle();
         shards_.reset();
-        return Init(options_, args);
+        return op->local(options_.data_dir, args);
       }
-      Handler handler = FindHandler(request.op);
       if (!shards_) {
         shards_ = std::make_unique<ShardSet>(options_.data_dir, Log());
-        shards_->set_group_commit(static_cast<size_t>(std::max(0, options_.group_commit)));
+        group_commit_ = GroupCommit{static_cast<size_t>(std::max(0, options_.group_commit)), {}};
       }
-      Context ctx(*shards_, Clock(request.now_ms != 0 ? request.now_ms : options_.now_ms));
+      Context ctx(*shards_, Clock(request.now_ms != 0 ? request.now_ms : options_.now_ms),
+                  group_commit_);
       ctx.set_drain(options_.drain && !request.async);
       ctx.set_transport(options_.transport);
       ctx.set_request(request.id, request.op);
-      Json result = handler(ctx, args);
+      Json result = op->handler(ctx, args);
       if (op->writes) shards_->CheckpointOpened();
       return result;
     } catch (const Failure& f) {
@@ -109,12 +70,14 @@ class Embedded : public Executor {
   std::vector<std::string>* Log() { return options_.explain ? &log_ : nullptr; }
   EmbeddedOptions options_;
   std::unique_ptr<ShardSet> shards_;
+  GroupCommit group_commit_;  // the deliveries of every request, synced together
   std::vector<std::string> log_;
 };
 
 }  // namespace
 
 std::unique_ptr<Executor> OpenEmbedded(const EmbeddedOptions& options) {
+  RegisterFlowJobKinds();
   return std::make_unique<Embedded>(options);
 }
 

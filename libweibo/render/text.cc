@@ -6,14 +6,15 @@
 //     comments C/CC reposts R/RR likes L views V  (kept/ever)
 //
 // and blocks are separated by an empty line.
+#include "render/text.h"
+
 #include <sstream>
 
-#include "weibo/render.h"
-
 namespace weibo {
+namespace render {
 namespace {
 
-std::string Counts(const Json& c) {
+std::string CountLine(const Json& c) {
   std::ostringstream out;
   out << "comments " << c.at("comments").get<int64_t>() << "/" << c.at("commented").get<int64_t>()
       << " reposts " << c.at("reposts").get<int64_t>() << "/" << c.at("reposted").get<int64_t>()
@@ -42,9 +43,11 @@ std::string Message(const Json& m) {
           << root.at("user_name").get<std::string>() << ": "
           << root.at("content").get<std::string>() << "\n";
   }
-  out << "  " << Counts(m.at("counts")) << "\n";
+  out << "  " << CountLine(m.at("counts")) << "\n";
   return out.str();
 }
+
+}  // namespace
 
 std::string User(const Json& u) {
   std::ostringstream out;
@@ -52,12 +55,6 @@ std::string User(const Json& u) {
       << u.at("msg_count").get<int64_t>() << " fans " << u.at("fans_count").get<int64_t>()
       << " following " << u.at("follow_count").get<int64_t>() << "\n";
   return out.str();
-}
-
-std::string Messages(const Json& list) {
-  std::string out;
-  for (size_t i = 0; i < list.size(); ++i) out += (i ? "\n" : "") + Message(list[i]);
-  return out;
 }
 
 std::string Fsck(const Json& r) {
@@ -72,37 +69,47 @@ std::string Fsck(const Json& r) {
   return out.str();
 }
 
-}  // namespace
+std::string Init(const Json& r) {
+  return "initialised " + std::to_string(r.at("shards").get<int>()) + " shards in " +
+         r.at("data").get<std::string>() + " (feed " + r.at("feed").get<std::string>() +
+         ", page size " + std::to_string(r.at("page_size").get<int>()) + ")\n";
+}
 
-std::string RenderText(const std::string& op, const Json& r) {
-  if (op == "init")
-    return "initialised " + std::to_string(r.at("shards").get<int>()) + " shards in " +
-           r.at("data").get<std::string>() + " (feed " + r.at("feed").get<std::string>() +
-           ", page size " + std::to_string(r.at("page_size").get<int>()) + ")\n";
-  if (op == "user_add" || op == "user_show") return User(r);
-  if (op == "user_list") {
+std::string Users(const Json& list) {
+  std::string out;
+  for (const auto& u : list) out += User(u);
+  return out;
+}
+
+std::string Follow(const Json& r) {
+  return "@" + r.at("user").at("name").get<std::string>() +
+         (r.at("following").get<bool>() ? " follows @" : " no longer follows @") +
+         r.at("target").at("name").get<std::string>() + "\n";
+}
+
+std::string Deleted(const Json& r) { return "deleted #" + r.at("id").get<std::string>() + "\n"; }
+
+std::string Counts(const Json& list) {
+  std::string out;
+  for (const auto& c : list)
+    out += "#" + c.at("id").get<std::string>() + " " + CountLine(c.at("counts")) + "\n";
+  return out;
+}
+
+std::string Drain(const Json& r) {
+  return "applied " + std::to_string(r.at("applied").get<int64_t>()) + " job(s), " +
+         std::to_string(r.at("pending").get<int64_t>()) + " pending\n";
+}
+
+std::string Default(const Json& r) {
+  if (r.is_array()) {
     std::string out;
-    for (const auto& u : r) out += User(u);
+    for (size_t i = 0; i < r.size(); ++i) out += (i ? "\n" : "") + Message(r[i]);
     return out;
   }
-  if (op == "follow" || op == "unfollow")
-    return "@" + r.at("user").at("name").get<std::string>() +
-           (r.at("following").get<bool>() ? " follows @" : " no longer follows @") +
-           r.at("target").at("name").get<std::string>() + "\n";
-  if (op == "delete") return "deleted #" + r.at("id").get<std::string>() + "\n";
-  if (op == "count") {
-    std::string out;
-    for (const auto& c : r)
-      out += "#" + c.at("id").get<std::string>() + " " + Counts(c.at("counts")) + "\n";
-    return out;
-  }
-  if (op == "fsck") return Fsck(r);
-  if (op == "drain")
-    return "applied " + std::to_string(r.at("applied").get<int64_t>()) + " job(s), " +
-           std::to_string(r.at("pending").get<int64_t>()) + " pending\n";
-  if (r.is_array()) return Messages(r);
   if (r.is_object() && r.contains("type")) return Message(r);
   return r.dump(2) + "\n";
 }
 
+}  // namespace render
 }  // namespace weibo

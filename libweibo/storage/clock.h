@@ -4,8 +4,8 @@
 #define WEIBO_STORAGE_CLOCK_H_
 
 #include <cstdint>
-#include <optional>
-#include <string>
+
+#include "weibo/time.h"  // ParseTime, FormatTime
 
 namespace weibo {
 
@@ -17,12 +17,6 @@ class Clock {
  private:
   int64_t fixed_ms_;
 };
-
-// "1700000000" (epoch seconds) or ISO 8601 "2026-01-02T03:04:05Z" / "+08:00" offsets, or
-// a plain date "2026-01-02": milliseconds since the Unix epoch; nullopt when malformed.
-std::optional<int64_t> ParseTime(const std::string& text);
-// ISO 8601 UTC with second precision: "2026-01-02T03:04:05Z".
-std::string FormatTime(int64_t ms);
 
 }  // namespace weibo
 

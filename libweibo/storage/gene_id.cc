@@ -58,8 +58,4 @@ void ResetSequence(Shard& shard, int64_t gene, int64_t last_id) {
 
 int64_t GeneIdTimeMs(int64_t id) { return (id >> 22) + kGeneEpochMs; }
 
-std::string ClockRange() {
-  return "from " + FormatTime(kGeneEpochMs) + " to " + FormatTime(kClockLatestMs);
-}
-
 }  // namespace weibo

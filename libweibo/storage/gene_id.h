@@ -18,26 +18,19 @@
 #include <utility>
 #include <vector>
 
+#include "weibo/time.h"
+
 namespace weibo {
 
 class Shard;
 
-constexpr int64_t kGeneEpochMs = 1577836800000;  // 2020-01-01T00:00:00Z
+constexpr int64_t kGeneEpochMs = kEarliestTimeMs;  // 2020-01-01T00:00:00Z
 // The last millisecond an id can count: 41 bits of milliseconds above the 22 low bits
-// (2089-09-06T15:47:35.551Z).
-constexpr int64_t kGeneLatestMs = kGeneEpochMs + (int64_t{1} << 41) - 1;
-constexpr int64_t kGeneWeekMs = 7LL * 24 * 3600 * 1000;
-// The last millisecond a clock given from outside may say (--now, WEIBO_NOW, a request's
-// "now"): the end of the last whole week of the id range, 2089-08-30T23:59:59.999Z. The
-// pull feed partitions an author's posts by week of the id (tables/author_feed.h), and
-// the range's last week is cut short; a clock in it would also leave ids borrowing the
-// next millisecond (NextGeneId) only days before the end of the range. ClockInRange is
-// the check every edge makes; ClockRange names the range in its message.
-constexpr int64_t kClockLatestMs =
-    kGeneEpochMs + ((kGeneLatestMs - kGeneEpochMs + 1) / kGeneWeekMs) * kGeneWeekMs - 1;
-inline bool ClockInRange(int64_t ms) { return ms >= kGeneEpochMs && ms <= kClockLatestMs; }
-// "from 2020-01-01T00:00:00Z to 2089-08-30T23:59:59Z".
-std::string ClockRange();
+// (2089-09-06T15:47:35.551Z). A clock given from outside (--now, a request's "now") must
+// lie in the narrower [kGeneEpochMs, kClockLatestMs] (weibo/time.h, ClockInRange).
+constexpr int64_t kGeneLatestMs = kLatestTimeMs;
+static_assert(kGeneLatestMs == kGeneEpochMs + (int64_t{1} << 41) - 1, "41 bits of ms");
+constexpr int64_t kGeneWeekMs = kWeekMs;
 
 // The first id of millisecond now_ms for this author (sequence 0).
 int64_t GeneIdFloor(int64_t now_ms, int64_t author);

@@ -11,7 +11,7 @@
 
 #include "storage/failure.h"
 #include "storage/files.h"
-#include "weibo/request.h"
+#include "weibo/storage.h"
 
 namespace weibo {
 namespace {

@@ -82,7 +82,7 @@ class Shard {
   void Checkpoint(int64_t min_wal_bytes);
   // Sets PRAGMA synchronous for the next transaction, only when it differs from the level
   // this connection has (a pragma statement is parsed again each time it runs). Lowered to
-  // OFF while durable commits are off (SetDurableCommits, weibo/request.h).
+  // OFF while durable commits are off (SetDurableCommits, weibo/storage.h).
   void UseSync(Sync level);
   // Syncs this shard's WAL file (fdatasync through SQLite's own file handle): every commit
   // made before, by any connection and at any synchronous level, is durable afterwards. A

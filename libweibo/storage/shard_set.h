@@ -7,14 +7,13 @@
 #define WEIBO_STORAGE_SHARD_SET_H_
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "storage/files.h"
 #include "storage/shard.h"
-#include "weibo/request.h"
+#include "weibo/storage.h"
 
 namespace weibo {
 
@@ -34,14 +33,6 @@ struct ClusterConfig {
 
   Json ToJson() const;
   static ClusterConfig FromJson(const Json& j);  // throws Failure(storage_error)
-};
-
-// Jobs this process applied in transactions committed without an fsync (jobs.cc, "group
-// commit"): still pending in their source outboxes until their targets' WALs are synced.
-struct UnsyncedJobs {
-  std::map<std::pair<int, int64_t>, int> jobs;  // (source shard, local id) -> target shard
-  bool empty() const { return jobs.empty(); }
-  bool count(int source, int64_t id) const { return jobs.count({source, id}) > 0; }
 };
 
 class ShardSet {
@@ -65,12 +56,6 @@ class ShardSet {
   // Checkpoints every opened shard whose WAL has grown past a few megabytes.
   void CheckpointOpened();
 
-  // Group commit of deliveries (jobs.cc): the applied, not yet synced jobs, and how many
-  // may gather before a drain syncs them (0: each drain syncs its own before it returns).
-  UnsyncedJobs& unsynced() { return unsynced_; }
-  size_t group_commit() const { return group_commit_; }
-  void set_group_commit(size_t jobs) { group_commit_ = jobs; }
-
  private:
   std::string ShardPath(int index) const;
   std::string dir_;
@@ -78,8 +63,6 @@ class ShardSet {
   ClusterConfig config_;
   std::vector<std::unique_ptr<Shard>> shards_;
   std::vector<std::string>* explain_log_;
-  UnsyncedJobs unsynced_;
-  size_t group_commit_ = 0;
 };
 
 std::string ShardFileName(int index, int count);

@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 "$bin/weibo-bench" run --workload timeline --users 30 --follows 3 --posts 12 --reads 50 \
-  --raw-txns 5 --feed push --daemon --data "$work/d" --json "$work/pair.json" > "$work/pair.txt"
+  --feed push --daemon --data "$work/d" --json "$work/pair.json" > "$work/pair.txt"
 grep -q '^push/weibod / push: posts/s [0-9.]*, timeline reads/s [0-9.]* (same ops, interleaved' \
   "$work/pair.txt" || { cat "$work/pair.txt" >&2; echo "no ratio line" >&2; exit 1; }
 grep -q '^metric  *push  *push/weibod$' "$work/pair.txt"
@@ -28,7 +28,8 @@ assert daemon["deliveries"] is None  # nothing is measured inside the daemon's p
 assert "vs_embedded" not in embedded
 v = daemon["vs_embedded"]
 assert v["feed"] == "push" and v["posts_per_s"] > 0 and v["timeline_reads_per_s"] > 0, v
-assert daemon["raw_insert"] == embedded["raw_insert"]  # one baseline, shared
+assert embedded["baselines"] is not None
+assert daemon["baselines"] == embedded["baselines"]  # one set of baselines, shared
 print("bench --daemon: ok")
 PY
 
@@ -43,7 +44,7 @@ if pgrep -f "weibod --data $work/d" > /dev/null; then echo "a weibod outlived th
 # Refused: a running daemon and one of its own; a weibod that does not start.
 if "$bin/weibo-bench" run --daemon --connect tcp://127.0.0.1:1 2> "$work/err"; then exit 1; fi
 grep -q 'invalid_argument: --daemon starts a weibod of its own' "$work/err"
-if "$bin/weibo-bench" run --users 30 --follows 3 --posts 2 --raw-txns 0 --feed pull --daemon \
+if "$bin/weibo-bench" run --users 30 --follows 3 --posts 2 --no-baselines --feed pull --daemon \
   --weibod "$work/no-such-weibod" > /dev/null 2> "$work/err"; then exit 1; fi
 grep -q "unavailable: pull: weibod ($work/no-such-weibod) did not start" "$work/err" ||
   { cat "$work/err" >&2; exit 1; }
@@ -57,7 +58,7 @@ echo "bench --daemon refusals: ok"
 pid=$!
 for _ in $(seq 200); do [ -s "$work/endpoint" ] && break; sleep 0.05; done
 rc=0
-"$bin/weibo-bench" run --users 30 --follows 3 --posts 2 --raw-txns 0 \
+"$bin/weibo-bench" run --users 30 --follows 3 --posts 2 --no-baselines \
   --connect "$(head -n 1 "$work/endpoint")" > /dev/null 2> "$work/err" || rc=$?
 kill -TERM $pid
 wait $pid

@@ -18,7 +18,7 @@ cat > "$work/refused.jsonl" <<'TRACE'
 {"op":"timeline","args":{"user":"2","count":5}}
 TRACE
 status=0
-"$bin/weibo-bench" replay "$work/refused.jsonl" --feed push --raw-txns 0 \
+"$bin/weibo-bench" replay "$work/refused.jsonl" --feed push --no-baselines \
   > "$work/out.txt" 2> "$work/err.txt" || status=$?
 [ "$status" -eq 1 ] || { echo "expected exit 1, got $status" >&2; cat "$work/err.txt" >&2; exit 1; }
 grep -q 'line 5: follow: cannot_follow_self' "$work/err.txt"

@@ -30,7 +30,7 @@ assert [o["op"] for o in ops[:20]] == ["user_add"] * 20
 PY
 
 for run in 1 2; do
-  "$bin/weibo-bench" replay "$work/trace.jsonl" --feed all --raw-txns 0 --data "$work/run$run" \
+  "$bin/weibo-bench" replay "$work/trace.jsonl" --feed all --no-baselines --data "$work/run$run" \
     > "$work/run$run.txt"
 done
 users=$(grep -c '"op":"user_add"' "$work/trace.jsonl")

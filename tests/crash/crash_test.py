@@ -152,7 +152,7 @@ class Cluster:
                 f.write(json.dumps({"op": "follow", "args": {"user": str(u), "target": "2"}}) + "\n")
         root = os.path.join(work, "bench")
         p = subprocess.run([os.path.join(self.bin, "weibo-bench"), "replay", "--feed", feed,
-                            "--shards", str(SHARDS), "--raw-txns", "0",
+                            "--shards", str(SHARDS), "--no-baselines",
                             "--celebrity-threshold", "10000", "--inbox-cap", "800",
                             "--data", root, trace], capture_output=True, text=True)
         if p.returncode != 0:

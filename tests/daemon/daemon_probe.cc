@@ -217,7 +217,7 @@ int Hostile(const std::string& endpoint) {
               {R"({"id":"n","op":"user_list","now":"yesterday"})"}, "invalid_request", "n");
   ExpectError(context, endpoint, "now before 2020", {R"({"id":"n2","op":"user_list","now":86400})"},
               "invalid_argument", "n2");
-  // Past the last whole week of the id range (storage/gene_id.h, kClockLatestMs).
+  // Past the last whole week of the id range (weibo/time.h, kClockLatestMs).
   ExpectError(context, endpoint, "now in the id range's last week",
               {R"({"id":"n3","op":"user_list","now":"2089-08-31T00:00:00Z"})"}, "invalid_argument",
               "n3");

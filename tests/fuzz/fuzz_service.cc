@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "net/service.h"
+#include "daemon/service.h"
 #include "net/wire.h"
 #include "weibo/request.h"
 
@@ -44,7 +44,7 @@ class FuzzCluster {
     options.allow_clock = true;  // inputs with a "now" reach the flows too
     options.dedup = 64;          // a small dedup window, so eviction runs too
     options.dedup_bytes = 1 << 20;
-    service_ = std::make_unique<weibo::net::Service>(options);
+    service_ = std::make_unique<weibo::daemon::Service>(options);
   }
   ~FuzzCluster() {
     service_.reset();
@@ -52,7 +52,7 @@ class FuzzCluster {
     std::filesystem::remove_all(dir_, ignored);
   }
 
-  weibo::net::Service& service() { return *service_; }
+  weibo::daemon::Service& service() { return *service_; }
 
  private:
   void Run(const std::string& op, weibo::Json args) {
@@ -88,7 +88,7 @@ class FuzzCluster {
 
   std::string dir_;
   std::unique_ptr<weibo::Executor> executor_;
-  std::unique_ptr<weibo::net::Service> service_;
+  std::unique_ptr<weibo::daemon::Service> service_;
 };
 
 FuzzCluster& Cluster() {

@@ -1,25 +1,67 @@
-// The command-line edge shared by every weibo-* program (SPEC §10): common options, reading
-// content from an argument or stdin, running the Request, rendering, and mapping a Status
-// to "weibo-x: error: <code>: <message>" and an exit status. A command only declares its
-// own options and builds its Request.
+// The command-line edge shared by every weibo program (weibo(7), COMMAND-LINE
+// CONVENTIONS): the common options, options built from the operation table, content from an
+// argument or stdin, running the Request, rendering, and reporting a Status as
+// "weibo-x: error: <code>: <message>" with its exit status. A weibo-* command is one line:
+// Main("post", argc, argv).
 #ifndef WEIBO_CLI_H_
 #define WEIBO_CLI_H_
 
 #include <CLI/CLI.hpp>
+#include <deque>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "weibo/ops.h"
 #include "weibo/request.h"
 
 namespace weibo::cli {
+
+// Prints status to standard error as "<program>: error: <code>: <message>" or, with
+// json, as {"error":{"code":...,"message":...}}; returns the exit status of its code.
+int ReportError(const std::string& program, const Status& status, bool json = false);
+
+// Parses argv into app. nullopt: go on. Otherwise the program exits with the value: 0
+// once --help or --version printed, else the parse error's, reported by ReportError
+// (as JSON when json() says so after the parse) as invalid_argument with a pointer to
+// "<app name> --help".
+std::optional<int> ParseArgs(CLI::App& app, int argc, char** argv,
+                             const std::function<bool()>& json = nullptr);
+
+// The options of one operation's arguments, as its ArgSpecs spell them (flag, default,
+// environment variable, help), added to a CLI11 app or subcommand.
+class OpOptions {
+ public:
+  OpOptions(const OpSpec& op, CLI::App* app);
+  OpOptions(const OpOptions&) = delete;  // CLI11 holds pointers to the values
+  OpOptions& operator=(const OpOptions&) = delete;
+
+  const OpSpec& op() const { return op_; }
+  CLI::App* app() const { return app_; }
+  // The request's args once app has parsed: every argument given, every default and every
+  // flag; content "-" is read from standard input (Command::Content).
+  Json Args() const;
+
+ private:
+  struct Value {
+    const ArgSpec* spec;
+    CLI::Option* option = nullptr;
+    std::string text;
+    int number = 0;
+    bool flag = false;
+    std::vector<std::string> list;
+  };
+  const OpSpec& op_;
+  CLI::App* app_;
+  std::deque<Value> values_;  // a deque: the addresses CLI11 writes to stay put
+};
 
 class Command {
  public:
   Command(std::string name, std::string description);
 
   CLI::App& app() { return app_; }
-  // -u/--user U (env WEIBO_USER), required: an id or @name.
-  void AddUser(std::string* user);
   // Content is the argument itself, or standard input when it is "-" (one trailing
   // newline is dropped).
   static std::string Content(const std::string& arg);
@@ -46,7 +88,16 @@ class Command {
   int repeat_ms_ = 0;
 };
 
-// `weibo NAME ARGS...`: runs weibo-NAME from the directory of this program, else PATH.
+// The operations a command runs: the one whose OpSpec::command is `command`, or those
+// whose command is `command` and a subcommand ("user" runs "user add", "user show", ...).
+std::vector<const OpSpec*> OperationsOf(const std::string& command);
+
+// weibo-<command>, built from the operation table: its options from the ArgSpecs, its
+// --help from the summaries (description, when given, heads a command of subcommands).
+int Main(const std::string& command, int argc, char** argv, const char* description = nullptr);
+
+// `weibo NAME ARGS...`: runs weibo-NAME from the directory of this program, else PATH,
+// else, when the operation table has the command NAME, Main(NAME) in this process.
 int Dispatch(int argc, char** argv);
 
 }  // namespace weibo::cli

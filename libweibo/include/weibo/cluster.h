@@ -1,4 +1,4 @@
-// A cluster of weibod processes (SPEC §11; man/weibo-cluster.1): nodes that each own some
+// A cluster of weibod processes (weibo-cluster(1)): nodes that each own some
 // shards, and a broker that routes every request to the owner of its home shard.
 //
 //   RunBroker   the broker: a ROUTER frontend speaking the ordinary protocol (weibod(1)) to
@@ -7,7 +7,8 @@
 //   RunNode     a node: the daemon of weibo/daemon.h restricted to the shards it owns,
 //               connected to the broker's backend, draining its outboxes continuously.
 //   ClusterUp / ClusterStatus / ClusterDown   weibo-cluster's commands: start (detached),
-//               inspect and stop a laptop cluster whose state file is in the data directory.
+//               inspect and stop a laptop cluster whose state file is in the data directory;
+//               FormatClusterStatus renders what status prints.
 #ifndef WEIBO_CLUSTER_H_
 #define WEIBO_CLUSTER_H_
 
@@ -67,8 +68,15 @@ struct ClusterOptions {
 // once every node answers through the broker; prints one line per node and the broker's
 // endpoint last.
 Status ClusterUp(const ClusterOptions& options);
-// {"broker","nodes":[{"node","endpoint","pid","alive","shards"}]}; not_found with no cluster.
+// {"broker","broker_pid","broker_alive","nodes":[{"node","endpoint","pid","alive","shards"}]};
+// not_found with no cluster.
 Result<Json> ClusterStatus(const ClusterOptions& options);
+// What weibo-cluster status prints of a ClusterStatus: with json the object on one line;
+// else "broker ENDPOINT pid PID up|down", then "NODE ENDPOINT pid PID up|down shards
+// S,S,..." for each node; every line ends in a newline.
+std::string FormatClusterStatus(const Json& status, bool json);
+// Whether the broker and every node of a ClusterStatus are up (status exits 0 only then).
+bool ClusterAllUp(const Json& status);
 // SIGTERM to every node and the broker, then waits for each to exit.
 Status ClusterDown(const ClusterOptions& options);
 

@@ -1,6 +1,6 @@
 // weibod: every operation of the operation table served over a ZeroMQ ROUTER socket.
 // The protocol — framing, request and reply objects, limits, retries — is the document
-// man/weibod.1; this header is the whole API of the server side. The client side is
+// weibod(1); this header is the whole API of the server side. The client side is
 // OpenRemote() in weibo/request.h.
 #ifndef WEIBO_DAEMON_H_
 #define WEIBO_DAEMON_H_
@@ -28,7 +28,7 @@ struct DaemonOptions {
   size_t group_commit = 256;
   // Every this many milliseconds, between requests, one pass of the drain op over every
   // outbox: the jobs left pending by --async writes and by processes that crashed are
-  // applied without waiting for weibo-worker (SPEC §5: the daemon drains continuously).
+  // applied without waiting for weibo-worker, so a running daemon finishes them itself.
   // 0: never (the jobs wait for weibo-worker or a drain request).
   int drain_interval_ms = 1000;
   // Whether a request's "now" (a fixed clock) is taken. Off: such a request is refused

@@ -1,27 +1,70 @@
-// The operation table (STYLE rule 2): one row per operation. The CLI, the daemon, --help
-// and weibo-explain all read it; nothing else lists operations.
+// The operation table: one row per operation, and the only list of them.
+// The embedded executor dispatches by it, argument validation, cluster routing, the
+// daemon and rendering read it, and every weibo-* command builds its options and --help
+// from it (weibo/cli.h). A new operation is one row here and one handler file.
 #ifndef WEIBO_OPS_H_
 #define WEIBO_OPS_H_
 
 #include <string>
 #include <vector>
 
+#include "weibo/request.h"
+
 namespace weibo {
+
+class Context;  // a flow's view of one request (libweibo/jobs/context.h): handlers only
 
 enum class ArgType { kUser, kMsg, kMsgList, kText, kName, kCount, kPage, kFlag, kString };
 
+// One argument of an operation: its key in Request::args and how a command spells it.
 struct ArgSpec {
-  const char* name;
-  ArgType type;
-  bool required;
-  const char* help;
+  const char* name;  // the key in Request::args: "user", "max_id"
+  ArgType type;      // what ValidateArgs accepts (an id, 1 to 200, UTF-8 text, ...)
+  bool required;     // a request without it is invalid_request; a command requires it
+  const char* help;  // its line in the command's --help
+  // How the command line spells it: an option ("--max-id", "-u,--user") or a positional
+  // in capitals ("MSG"). Default nullptr: "--" and the name with '-' for '_'.
+  const char* flag = nullptr;
+  // The command's value when the option is not given, sent with every request and shown
+  // by --help. Default null: the argument is sent only when given. A kFlag is always
+  // sent, false when not given.
+  Json default_value = nullptr;
+  // The environment variable the option falls back to (WEIBO_USER). Default nullptr.
+  const char* env = nullptr;
 };
 
+// Which argument names a request's home shard in a cluster (weibo-cluster(1), ROUTING):
+// the one shard whose owner serves the request because it writes there first.
+enum class HomeKey {
+  kNone,     // no home shard: any node serves it (reads across shards, maintenance)
+  kUser,     // args "user": user id mod N; a "@name" is first resolved on the name's shard
+  kMessage,  // args "msg": message id mod N (the gene method)
+  kName,     // args "name": the name's shard, BLAKE2b-64(name) mod N
+};
+
+// Runs an operation on an open cluster with validated arguments; returns the result JSON
+// of weibo(7) and refuses by throwing Failure (libweibo/storage/failure.h).
+using OpHandler = Json (*)(Context& ctx, const Json& args);
+// Runs an operation on a data directory with no cluster open (init creates one).
+using LocalHandler = Json (*)(const std::string& data_dir, const Json& args);
+// The text output of a result, ending with a newline (empty lists print nothing).
+using OpRenderer = std::string (*)(const Json& result);
+
 struct OpSpec {
-  const char* name;     // "post", "user_add", ...
-  bool writes;          // takes write transactions
-  const char* summary;  // one line, shown by --help and weibo-explain
+  const char* name;     // "post", "user_add": Request::op
+  bool writes;          // takes write transactions; a daemon keeps its reply for retries
+  const char* summary;  // one line: the command's description in --help
   std::vector<ArgSpec> args;
+  HomeKey home = HomeKey::kNone;
+  // The command that runs it: "post" is weibo-post, "user add" is weibo-user's add
+  // subcommand. Default nullptr: no command of its own (drain is run by weibo-worker).
+  const char* command = nullptr;
+  // Exactly one of handler and local is set. An op with a local handler is run only by
+  // the process that owns the data directory: a daemon refuses it.
+  OpHandler handler = nullptr;
+  LocalHandler local = nullptr;
+  // Default nullptr: one message or a list of messages as blocks, else indented JSON.
+  OpRenderer render = nullptr;
 };
 
 const std::vector<OpSpec>& Operations();

@@ -1,4 +1,4 @@
-// Request and Executor: the one path every operation takes (SPEC §11, STYLE rule 2).
+// Request and Executor: the one path every operation takes, in-process or through a daemon.
 //
 // A Request is {op, args} — the same value on the command line, on the wire and in a trace.
 // An Executor runs it. The embedded executor opens the shard files; the remote executor
@@ -10,15 +10,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "weibo/status.h"
+#include "weibo/storage.h"  // Json, SetDurableCommits
 
 namespace weibo {
-
-using Json = nlohmann::ordered_json;
 
 class JobTransport;  // a cluster node's (libweibo/jobs/transport.h); not for library users
 
@@ -45,15 +43,16 @@ struct EmbeddedOptions {
   // Fixed clock in milliseconds since the Unix epoch; 0 means the system clock. A
   // request's own now_ms, when not 0, wins.
   long long now_ms = 0;
-  // Drain the outbox jobs a write created before returning (SPEC §5); a request with
-  // async set is not drained either way.
+  // Drain the outbox jobs a write created before returning, so the caller sees a finished
+  // state (weibo(7), THE OUTBOX AND IDEMPOTENT JOBS); a request with async set is not
+  // drained either way.
   bool drain = true;
   // Record every statement each shard runs, for --explain.
   bool explain = false;
   // Set by a cluster node (weibod --shards) only: jobs for shards it does not own go
   // through it. nullptr: every job is applied here.
   JobTransport* transport = nullptr;
-  // Group commit of deliveries (SPEC §5, jobs.cc): a delivery to another shard commits
+  // Group commit of deliveries (weibod(1) --group-commit): a delivery to another shard commits
   // without an fsync, and its outbox job stays pending until one sync of that shard's WAL,
   // shared by every delivery since: once this many such jobs have gathered, at Idle(), and
   // when the executor closes. 0: every request syncs its own deliveries before it returns.
@@ -65,7 +64,8 @@ struct EmbeddedOptions {
 class Executor {
  public:
   virtual ~Executor() = default;
-  // Runs one request. On success the result is the JSON of SPEC §10 for that op.
+  // Runs one request. On success the result is that op's JSON object, as --json prints it
+  // (weibo(7) and each command's page describe it).
   virtual Result<Json> Execute(const Request& request) = 0;
   // The statements run by the last Execute, one line each ("shard-03: SELECT ..."),
   // when explain was asked for; empty otherwise.
@@ -77,11 +77,6 @@ class Executor {
 // An executor over the shard files in options.data_dir. Opening is lazy: a missing or
 // corrupt cluster is reported by the first Execute as storage_error.
 std::unique_ptr<Executor> OpenEmbedded(const EmbeddedOptions& options);
-
-// Bulk loading: while off, every commit of this process's shard connections skips its
-// fsync (synchronous=OFF), so a power cut may lose or corrupt what was written meanwhile.
-// For loading a benchmark's setup, never for data that matters. On by default.
-void SetDurableCommits(bool on);
 
 // Options of a remote executor.
 struct RemoteOptions {

@@ -1,8 +1,8 @@
 // Status and Result<T>: how every libweibo call reports success or a stable error code.
 //
-// The codes are the stable strings of SPEC §10; CodeName() gives the string, ExitStatus()
-// the process exit status a command uses for it. Nothing else in the project maps codes to
-// strings or exit statuses.
+// The codes are the stable strings of weibo(7), ERRORS AND EXIT STATUS; CodeName() gives
+// the string, ExitStatus() the process exit status a command uses for it. Nothing else in
+// the project maps codes to strings or exit statuses.
 #ifndef WEIBO_STATUS_H_
 #define WEIBO_STATUS_H_
 
@@ -24,21 +24,23 @@ enum class Code {
   kNotFollowing,      // (exit 1)
   kCannotFollowSelf,  // (exit 1)
   kForbidden,         // acting on another user's message (exit 1)
-  kTokenMissing,      // (exit 3)
-  kTokenInvalid,      // (exit 3)
-  kTokenExpired,      // (exit 3)
-  kTokenRevoked,      // (exit 3)
-  kStorageError,      // missing/foreign/corrupt shard, locked past the timeout (exit 4)
-  kUnavailable,       // daemon unreachable or timed out (exit 5)
-  kRequestTooLarge,   // (exit 2)
-  kInvalidRequest,    // malformed request: unknown op, missing argument (exit 2)
+  // The four token codes are reserved (exit 3): nothing raises them yet, as --token is
+  // sent to a daemon but not checked.
+  kTokenMissing,
+  kTokenInvalid,
+  kTokenExpired,
+  kTokenRevoked,
+  kStorageError,     // missing/foreign/corrupt shard, locked past the timeout (exit 4)
+  kUnavailable,      // daemon unreachable or timed out (exit 5)
+  kRequestTooLarge,  // (exit 2)
+  kInvalidRequest,   // malformed request: unknown op, missing argument (exit 2)
 };
 
 // The stable machine string of a code, e.g. "not_found".
 const char* CodeName(Code code);
 // The code for a stable string; nullopt when the string names no code.
 std::optional<Code> CodeFromName(const std::string& name);
-// The exit status of a command that failed with this code (SPEC §10).
+// The exit status of a command that failed with this code: 1 to 5, as weibo(7) lists them.
 int ExitStatus(Code code);
 
 class Status {

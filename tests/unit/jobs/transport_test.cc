@@ -3,7 +3,7 @@
 // node drains only the outboxes of its own shards, and a drain whose deliveries fail ends.
 #include "jobs/transport.h"
 
-#include "flows/context.h"
+#include "jobs/context.h"
 #include "jobs/jobs.h"
 #include "storage/shard_set.h"
 #include "tables/outbox.h"

@@ -53,6 +53,12 @@ TEST_CASE("gene ids: a clock from outside ends with the id range's last whole we
   REQUIRE_FALSE(ClockInRange(std::numeric_limits<int64_t>::max()));
   REQUIRE_FALSE(ClockInRange(std::numeric_limits<int64_t>::min()));
   REQUIRE(ClockRange() == "from 2020-01-01T00:00:00Z to 2089-08-30T23:59:59Z");
+  // ParseClock: ParseTime, then ClockInRange (--now).
+  REQUIRE(ParseClock("2089-08-30T23:59:59Z") == std::optional<int64_t>(kClockLatestMs - 999));
+  REQUIRE(ParseClock("2020-01-01") == std::optional<int64_t>(kGeneEpochMs));
+  REQUIRE_FALSE(ParseClock("2089-08-31").has_value());
+  REQUIRE_FALSE(ParseClock("2019-12-31").has_value());
+  REQUIRE_FALSE(ParseClock("yesterday").has_value());
 }
 
 TEST_CASE("gene ids: a sequence at the end of the id range refuses, never wraps negative") {

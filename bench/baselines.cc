@@ -1,0 +1,293 @@
+#include "baselines.h"
+
+#include <dirent.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <set>
+
+#include "probe.h"
+
+namespace weibo::bench {
+namespace {
+
+const char kSchema[] =
+    "PRAGMA journal_mode=WAL;"
+    "PRAGMA wal_autocheckpoint=0;"
+    "PRAGMA synchronous=FULL;"
+    "CREATE TABLE msg_index(user_id INTEGER NOT NULL, msg_id INTEGER NOT NULL,"
+    " author_id INTEGER NOT NULL, time INTEGER NOT NULL, PRIMARY KEY(user_id, msg_id))"
+    " WITHOUT ROWID;";
+
+// The message of the k-th post: its id grows like a gene id, its time like a clock.
+struct Message {
+  int64_t id, author, time;
+};
+Message MessageOf(size_t k, const PostFanOut& post) {
+  return {static_cast<int64_t>(k + 1) << 22, post.author, 1704067200000LL + int64_t(k)};
+}
+
+// One database file set up as a shard is (see baselines.h).
+class Db {
+ public:
+  explicit Db(std::string path) : path_(std::move(path)) {
+    rc_ =
+        sqlite3_open_v2(path_.c_str(), &db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (ok()) sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    if (Exec(kSchema) && ok())
+      rc_ = sqlite3_prepare_v2(
+          db_, "INSERT INTO msg_index(user_id, msg_id, author_id, time) VALUES (?, ?, ?, ?)", -1,
+          &insert_, nullptr);
+  }
+  ~Db() {
+    sqlite3_finalize(insert_);
+    sqlite3_close_v2(db_);
+  }
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  bool ok() const { return rc_ == SQLITE_OK; }
+  Status Error() const {
+    return Status(Code::kStorageError,
+                  path_ + ": " + (db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc_)));
+  }
+
+  // Opens a transaction. full: its commit fsyncs (synchronous=FULL), else it leaves that to a
+  // later SyncWal (NORMAL). The level is set only when it changes, as the library does.
+  bool Begin(bool full) {
+    if (full != full_ && !Exec(full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL"))
+      return false;
+    full_ = full;
+    return Exec("BEGIN IMMEDIATE");
+  }
+  // The author's own row when asked, then a row per user.
+  bool Add(const Message& m, bool author_row, const FanBatch& users) {
+    bool done = !author_row || Insert(m.author, m);
+    for (int64_t user : users) done = done && Insert(user, m);
+    return done;
+  }
+  bool Commit() { return Exec("COMMIT"); }
+  bool Insert(int64_t user, const Message& m) {
+    sqlite3_bind_int64(insert_, 1, user);
+    sqlite3_bind_int64(insert_, 2, m.id);
+    sqlite3_bind_int64(insert_, 3, m.author);
+    sqlite3_bind_int64(insert_, 4, m.time);
+    int rc = sqlite3_step(insert_);
+    sqlite3_reset(insert_);
+    if (rc != SQLITE_DONE) rc_ = rc;
+    return rc == SQLITE_DONE;
+  }
+
+  bool Transaction(const Message& m, bool author_row, const FanBatch& users, bool full) {
+    return Begin(full) && Add(m, author_row, users) && Commit();
+  }
+
+  // What Shard::SyncWal does: one sync of this connection's WAL.
+  bool SyncWal() {
+    sqlite3_file* wal = nullptr;
+    rc_ = sqlite3_file_control(db_, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal);
+    if (ok() && wal != nullptr && wal->pMethods != nullptr)
+      rc_ = wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
+    return ok();
+  }
+
+ private:
+  bool Exec(const char* sql) {
+    return ok() && (rc_ = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr)) == SQLITE_OK;
+  }
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* insert_ = nullptr;
+  int rc_ = SQLITE_OK;
+  bool full_ = true;
+};
+
+using Files = std::vector<std::unique_ptr<Db>>;
+
+// count fresh files in dir, named by prefix and index; the first that failed, if any.
+Result<Files> OpenFiles(const std::string& dir, const char* prefix, int count, BaselineRun* r) {
+  Files files;
+  for (int i = 0; i < count; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "/%s-%02d.db", prefix, i);
+    files.push_back(std::make_unique<Db>(dir + name));
+    if (!files.back()->ok()) return files.back()->Error();
+  }
+  r->files = count;
+  return files;
+}
+
+void Count(BaselineRun* r, size_t rows, bool full) {
+  ++r->transactions;
+  r->rows += static_cast<int64_t>(rows);
+  if (full) ++r->fsyncs;
+}
+
+// The transactions of a push fan-out, post by post. group_commit < 0: each with its fsync
+// (one txn per post); else the commits to other shards wait for a WAL sync, made once a
+// post leaves group_commit or more of them unsynced, and at the end (same commits).
+Status FanOutCommits(Files& files, const std::vector<PostFanOut>& posts, int group_commit,
+                     BaselineRun* r) {
+  const bool defer = group_commit >= 0;
+  std::set<int> unsynced;
+  int64_t since_sync = 0;
+  auto sync = [&]() -> Status {
+    for (int shard : unsynced) {
+      if (!files[shard]->SyncWal()) return files[shard]->Error();
+      ++r->fsyncs;
+    }
+    if (!unsynced.empty()) ++r->sync_rounds;
+    unsynced.clear();
+    since_sync = 0;
+    return Status::Ok();
+  };
+  for (size_t k = 0; k < posts.size(); ++k) {
+    const PostFanOut& post = posts[k];
+    Message m = MessageOf(k, post);
+    Db& own = *files[post.author_shard];
+    if (!own.Transaction(m, true, post.own, true)) return own.Error();
+    Count(r, post.own.size() + 1, true);
+    for (const auto& [shard, fans] : post.far) {
+      if (!files[shard]->Transaction(m, false, fans, !defer)) return files[shard]->Error();
+      Count(r, fans.size(), !defer);
+      if (!defer) continue;
+      ++r->deferred;
+      ++since_sync;
+      unsynced.insert(shard);
+    }
+    if (defer && since_sync >= group_commit) {
+      Status s = sync();
+      if (!s.ok()) return s;
+    }
+  }
+  return sync();
+}
+
+// Every row of every post, in primary-key order: the order SQLite inserts fastest, as each
+// insert lands next to the last (in post order, 100 000 rows over 16 shards' fans sweep the
+// whole tree once per shard, and past the page cache that ran at 0.7x the same commits').
+struct Row {
+  int64_t user;
+  Message m;
+  bool operator<(const Row& o) const { return user != o.user ? user < o.user : m.id < o.m.id; }
+};
+
+std::vector<Row> SortedRows(const std::vector<PostFanOut>& posts) {
+  std::vector<Row> rows;
+  for (size_t k = 0; k < posts.size(); ++k) {
+    const PostFanOut& post = posts[k];
+    Message m = MessageOf(k, post);
+    rows.push_back({post.author, m});
+    for (int64_t user : post.own) rows.push_back({user, m});
+    for (const auto& [shard, fans] : post.far)
+      for (int64_t user : fans) rows.push_back({user, m});
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+Status Ceiling(Db& db, const std::vector<Row>& rows, BaselineRun* r) {
+  if (!db.Begin(true)) return db.Error();
+  for (const Row& row : rows)
+    if (!db.Insert(row.user, row.m)) return db.Error();
+  if (!db.Commit()) return db.Error();
+  r->rows = static_cast<int64_t>(rows.size());
+  r->transactions = 1;
+  r->fsyncs = 1;
+  return Status::Ok();
+}
+
+// Removes every file in dir, then dir.
+void RemoveDir(const std::string& dir) {
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string name = e->d_name;
+      if (name != "." && name != "..") std::remove((dir + "/" + name).c_str());
+    }
+    closedir(d);
+  }
+  rmdir(dir.c_str());
+}
+
+using Shape = Status (*)(const std::string& dir, const std::vector<PostFanOut>& posts, int shards,
+                         int group_commit, BaselineRun* r);
+
+Status SameCommits(const std::string& dir, const std::vector<PostFanOut>& posts, int shards,
+                   int group_commit, BaselineRun* r) {
+  auto files = OpenFiles(dir, "same-commits", shards, r);
+  if (!files.ok()) return files.status();
+  r->group_commit = group_commit;
+  auto t0 = std::chrono::steady_clock::now();
+  Status s = FanOutCommits(files.value(), posts, group_commit, r);
+  r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+Status TxnPerPost(const std::string& dir, const std::vector<PostFanOut>& posts, int shards, int,
+                  BaselineRun* r) {
+  auto files = OpenFiles(dir, "txn-per-post", shards, r);
+  if (!files.ok()) return files.status();
+  auto t0 = std::chrono::steady_clock::now();
+  Status s = FanOutCommits(files.value(), posts, -1, r);
+  r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+Status OneFile(const std::string& dir, const std::vector<PostFanOut>& posts, int, int,
+               BaselineRun* r) {
+  auto files = OpenFiles(dir, "ceiling", 1, r);
+  if (!files.ok()) return files.status();
+  std::vector<Row> rows = SortedRows(posts);
+  auto t0 = std::chrono::steady_clock::now();
+  Status s = Ceiling(*files.value()[0], rows, r);
+  r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+}  // namespace
+
+Json BaselineRun::ToJson() const {
+  Json j{{"rows", rows},           {"transactions", transactions}, {"fsyncs", fsyncs},
+         {"files", files},         {"seconds", seconds},           {"rows_per_s", RowsPerSecond()},
+         {"group_commit", nullptr}};
+  if (group_commit >= 0) {
+    j["group_commit"] = group_commit;
+    j["deferred_commits"] = deferred;
+    j["sync_rounds"] = sync_rounds;
+  }
+  return j;
+}
+
+Json Baselines::ToJson() const {
+  return Json{{"same_commits", same_commits.ToJson()},
+              {"one_txn_per_post", txn_per_post.ToJson()},
+              {"ceiling", ceiling.ToJson()}};
+}
+
+Result<Baselines> RunBaselines(const std::string& dir, const std::vector<PostFanOut>& posts,
+                               int shards, int group_commit) {
+  Baselines b;
+  if (posts.empty()) return b;
+  ProbePause pause;  // not the library's rows
+  const std::string root = dir + "/baselines";
+  const std::pair<Shape, BaselineRun*> shapes[] = {
+      {SameCommits, &b.same_commits}, {TxnPerPost, &b.txn_per_post}, {OneFile, &b.ceiling}};
+  for (const auto& [shape, run] : shapes) {
+    // A fresh directory for each: none starts with another's files.
+    RemoveDir(root);
+    if (mkdir(root.c_str(), 0755) != 0) return Status(Code::kStorageError, "cannot create " + root);
+    Status s = shape(root, posts, shards, group_commit, run);
+    RemoveDir(root);
+    if (!s.ok()) return s;
+  }
+  return b;
+}
+
+}  // namespace weibo::bench

@@ -1,0 +1,64 @@
+// The baselines of weibo-bench(1): the delivery rows of the measured phase (TraceModel's
+// fan_outs: one inbox row per fan of each post's author, plus the author's own) inserted by
+// plain SQLite, with none of the library around it, in three commit shapes:
+//
+//   same commits      the commits a push fan-out makes, with the durability the library
+//                     gives them: per post, the author's own row and the fans on the
+//                     author's shard in one transaction that fsyncs (the post's own
+//                     commit, durable when the post returns), and each other shard's fans in
+//                     a transaction of that shard without an fsync; once a post leaves
+//                     group_commit or more such transactions unsynced (at once when it is
+//                     0), one sync of each of those shards' WALs, and one more at the end —
+//                     what jobs/jobs.cc's group commit does. One file per shard.
+//   one txn per post  the same transactions, each with its own fsync: what a design that
+//                     makes every delivery durable at once costs (the shape the bench used
+//                     before group commit).
+//   ceiling           every row in one transaction on one file, in primary-key order,
+//                     then one fsync: the most SQLite does with these rows on this disk.
+//                     No mode can beat it, as every mode commits every post durably.
+//
+// Every file is set up as a shard is (storage/shard.cc): WAL, synchronous=FULL (NORMAL for a
+// commit that is synced later), no automatic checkpoint, no checkpoint on close; the table
+// is msg_index as in schema version 8 (user_id, msg_id, author_id, time, WITHOUT ROWID, its
+// primary key and no other index). Each row is one prepared INSERT, the cheapest way
+// SQLite takes a row.
+#ifndef WEIBO_BENCH_BASELINES_H_
+#define WEIBO_BENCH_BASELINES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model.h"
+#include "weibo/request.h"
+#include "weibo/status.h"
+
+namespace weibo::bench {
+
+struct BaselineRun {
+  int64_t rows = 0, transactions = 0;
+  int64_t fsyncs = 0;  // commits with synchronous=FULL plus explicit syncs of a WAL
+  int files = 0;
+  double seconds = 0;
+  // Same commits only (else -1 and 0): the group commit it applied, the transactions it
+  // committed without an fsync, and how often it synced them.
+  int group_commit = -1;
+  int64_t deferred = 0, sync_rounds = 0;
+
+  double RowsPerSecond() const { return seconds > 0 ? rows / seconds : 0; }
+  Json ToJson() const;
+};
+
+struct Baselines {
+  BaselineRun same_commits, txn_per_post, ceiling;
+  Json ToJson() const;  // {"same_commits": ..., "one_txn_per_post": ..., "ceiling": ...}
+};
+
+// Runs the three in dir/baselines (created, and removed afterwards), one after the other.
+// posts empty: nothing is run, and every rate is 0.
+Result<Baselines> RunBaselines(const std::string& dir, const std::vector<PostFanOut>& posts,
+                               int shards, int group_commit);
+
+}  // namespace weibo::bench
+
+#endif  // WEIBO_BENCH_BASELINES_H_

@@ -1,0 +1,213 @@
+// weibo-cluster up and down (man/weibo-cluster.1): start what is not running and wait for
+// it to answer; stop everything recorded. The state file and the processes are
+// cluster/supervisor.cc's.
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "cluster/supervisor.h"
+#include "storage/shard_set.h"
+
+namespace weibo {
+namespace {
+
+using cluster::Absolute;
+using cluster::AskBroker;
+using cluster::BrokerSaysAlive;
+using cluster::ReadJson;
+using cluster::Running;
+using cluster::Spawn;
+using cluster::StatePath;
+using cluster::WriteState;
+
+// What up starts: the shard count from cluster.json; K, the base port and the host from
+// the options, or as recorded in the state file when the cluster was started before.
+struct Layout {
+  int shards = 0;
+  int nodes = 0;
+  int base_port = 0;
+  std::string host;
+  std::string broker;        // the broker's frontend, where clients connect
+  std::string backend;       // the broker's backend, where nodes join
+  bool allow_clock = false;  // the nodes take a request's "now" (weibod --allow-clock)
+};
+
+std::string Endpoint(const std::string& host, int port) {
+  return "tcp://" + host + ":" + std::to_string(port);
+}
+
+std::string ShardList(const std::vector<int>& shards) {
+  std::string out;
+  for (int s : shards) out += (out.empty() ? "" : ",") + std::to_string(s);
+  return out;
+}
+
+Status ReadLayout(const ClusterOptions& options, const std::string& dir, const Json& state,
+                  Layout* out) {
+  Json config;
+  if (!ReadJson(dir + "/cluster.json", &config))
+    return Status(Code::kStorageError,
+                  "no cluster in " + options.data_dir + " (run weibo-init --data DIR first)");
+  try {
+    out->shards = ClusterConfig::FromJson(config).shards;
+  } catch (const std::exception& e) {
+    return Status(Code::kStorageError, options.data_dir + "/cluster.json: " + e.what());
+  }
+  int k = options.nodes, base = options.base_port;
+  std::string host = options.host;
+  out->allow_clock = options.allow_clock;
+  if (state.is_object()) {
+    int recorded = state.value("nodes", 0);
+    if (k != 0 && k != recorded)
+      return Status(Code::kInvalidArgument,
+                    "the cluster in " + options.data_dir + " has " + std::to_string(recorded) +
+                        " nodes; run weibo-cluster down before changing --nodes");
+    k = recorded;
+    base = state.value("base_port", base);
+    host = state.value("host", host);
+  }
+  if (k < 1) return Status(Code::kInvalidArgument, "--nodes K is required (1 to the shard count)");
+  if (k > out->shards)
+    return Status(Code::kInvalidArgument, std::to_string(k) + " nodes for " +
+                                              std::to_string(out->shards) +
+                                              " shards: a node would own none");
+  if (base < 1 || base + 1 + k > 65535)
+    return Status(Code::kInvalidArgument, "--base-port leaves no room for the ports");
+  out->nodes = k;
+  out->base_port = base;
+  out->host = host;
+  out->broker = Endpoint(host, base);
+  out->backend = Endpoint(host, base + 1 + k);
+  return Status::Ok();
+}
+
+// Starts the broker unless the one recorded in *broker is running, and records it there.
+Status StartBroker(const std::string& weibod, const std::string& dir, const Layout& layout,
+                   Json* broker) {
+  if (Running(broker->value("pid", int64_t{0}))) return Status::Ok();
+  int64_t pid = Spawn({weibod, "--broker", "--bind", layout.broker, "--backend", layout.backend},
+                      dir + "/broker.log");
+  if (pid <= 0) return Status(Code::kUnavailable, "cannot start " + weibod);
+  *broker = Json{{"pid", pid}, {"endpoint", layout.broker}, {"backend", layout.backend}};
+  return Status::Ok();
+}
+
+// Starts every node of *nodes (K records) whose recorded process is not running; node i
+// owns the shards s with s mod K = i.
+Status StartNodes(const std::string& weibod, const std::string& dir, const Layout& layout,
+                  Json* nodes) {
+  const int k = layout.nodes;
+  nodes->get_ref<Json::array_t&>().resize(k);
+  for (int i = 0; i < k; ++i) {
+    Json& node = (*nodes)[i];
+    if (node.is_object() && Running(node.value("pid", int64_t{0}))) continue;
+    std::vector<int> shards;
+    for (int s = 0; s < layout.shards; ++s)
+      if (s % k == i) shards.push_back(s);
+    const std::string name = "node" + std::to_string(i);
+    const std::string endpoint = Endpoint(layout.host, layout.base_port + 1 + i);
+    std::vector<std::string> argv = {
+        weibod,   "--data",       dir,      "--bind", endpoint, "--shards", ShardList(shards),
+        "--join", layout.backend, "--node", name,     "--rate", "0"};
+    if (layout.allow_clock) argv.push_back("--allow-clock");
+    int64_t pid = Spawn(argv, dir + "/" + name + ".log");
+    if (pid <= 0) return Status(Code::kUnavailable, "cannot start " + weibod);
+    node = Json{{"node", name}, {"endpoint", endpoint}, {"pid", pid}, {"shards", shards}};
+  }
+  return Status::Ok();
+}
+
+// Waits until the broker answers and reports every node alive; unavailable, with the last
+// line of its log, as soon as one of them has exited, or after wait_ms.
+Status AwaitNodes(const std::string& dir, const Layout& layout, const Json& broker,
+                  const Json& nodes, int wait_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  for (;;) {
+    if (!Running(broker.value("pid", int64_t{0})))
+      return Status(Code::kUnavailable,
+                    "the broker exited: " + LogTail(dir + "/broker.log") + " (see broker.log)");
+    Json view = AskBroker(layout.broker, 500);
+    bool all = true;
+    for (const auto& node : nodes) {
+      const std::string name = node.value("node", "");
+      if (!Running(node.value("pid", int64_t{0})))
+        return Status(Code::kUnavailable, name + " exited: " + LogTail(dir + "/" + name + ".log") +
+                                              " (see " + name + ".log)");
+      all = all && BrokerSaysAlive(view, name, node.value("pid", int64_t{0}));
+    }
+    if (all) return Status::Ok();
+    if (std::chrono::steady_clock::now() > deadline)
+      return Status(Code::kUnavailable,
+                    "the nodes did not all answer within " + std::to_string(wait_ms) + " ms");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+// up's output: one line per node, the broker's endpoint last.
+void PrintUp(const ClusterOptions& options, const Layout& layout, const Json& nodes) {
+  if (!options.print) return;
+  for (const auto& node : nodes) {
+    std::vector<int> shards = node.value("shards", std::vector<int>{});
+    options.print(node.value("node", "") + " " + node.value("endpoint", "") + " pid " +
+                  std::to_string(node.value("pid", int64_t{0})) + " shards " + ShardList(shards));
+  }
+  options.print(layout.broker);
+}
+
+}  // namespace
+
+Status ClusterUp(const ClusterOptions& options) {
+  const std::string dir = Absolute(options.data_dir);
+  Json state;
+  if (!ReadJson(StatePath(dir), &state)) state = Json();
+  Layout layout;
+  Status read = ReadLayout(options, dir, state, &layout);
+  if (!read.ok()) return read;
+  const std::string weibod = options.weibod.empty() ? WeibodNextToProgram() : options.weibod;
+  Json broker = state.is_object() ? state.value("broker", Json::object()) : Json::object();
+  Json nodes = state.is_object() ? state.value("node_list", Json::array()) : Json::array();
+  Status started = StartBroker(weibod, dir, layout, &broker);
+  if (started.ok()) started = StartNodes(weibod, dir, layout, &nodes);
+  if (!started.ok()) return started;
+  state = Json{{"nodes", layout.nodes},
+               {"base_port", layout.base_port},
+               {"host", layout.host},
+               {"broker", broker},
+               {"node_list", nodes}};
+  Status written = WriteState(dir, state);
+  if (!written.ok()) return written;
+  Status answered = AwaitNodes(dir, layout, broker, nodes, options.wait_ms);
+  if (!answered.ok()) return answered;
+  PrintUp(options, layout, nodes);
+  return Status::Ok();
+}
+
+Status ClusterDown(const ClusterOptions& options) {
+  const std::string dir = Absolute(options.data_dir);
+  Json state;
+  if (!ReadJson(StatePath(dir), &state)) return Status::Ok();  // nothing is up
+  std::vector<int64_t> pids;
+  for (const auto& node : state.value("node_list", Json::array()))
+    pids.push_back(node.value("pid", int64_t{0}));
+  pids.push_back(state.value("broker", Json::object()).value("pid", int64_t{0}));
+  // Nodes first (they say BYE to the broker), then the broker.
+  std::string stuck;
+  for (size_t i = 0; i < pids.size(); ++i) {
+    if (!Running(pids[i])) continue;
+    kill(static_cast<pid_t>(pids[i]), SIGTERM);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (Running(pids[i]) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (Running(pids[i])) {
+      kill(static_cast<pid_t>(pids[i]), SIGKILL);
+      stuck += " " + std::to_string(pids[i]);
+    }
+  }
+  std::remove(StatePath(dir).c_str());
+  if (!stuck.empty()) return Status(Code::kUnavailable, "killed with SIGKILL after 10 s:" + stuck);
+  return Status::Ok();
+}
+
+}  // namespace weibo

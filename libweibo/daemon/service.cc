@@ -1,0 +1,88 @@
+#include "daemon/service.h"
+
+#include "weibo/ops.h"
+
+namespace weibo::daemon {
+
+using net::EncodeReply;
+using net::ParseRequest;
+using net::WireRequest;
+
+Service::Service(const DaemonOptions& options, JobTransport* transport)
+    : options_(options),
+      transport_(transport),
+      limits_{options.max_msg_size, options.max_depth},
+      rate_(options.rate),
+      replies_(options.dedup, options.dedup_bytes),
+      executor_(Open(false)) {}
+
+// Explained requests run on a fresh executor: the statements that open a shard are part
+// of what --explain shows an embedded command doing, and a kept executor would not repeat
+// them. Explain is for reading, not for speed.
+std::unique_ptr<Executor> Service::Open(bool explain) const {
+  EmbeddedOptions eo;
+  eo.data_dir = options_.data_dir;
+  eo.explain = explain;
+  eo.transport = transport_;
+  eo.group_commit = explain ? 0 : static_cast<int>(options_.group_commit);
+  return OpenEmbedded(eo);
+}
+
+void Service::DrainPending() {
+  Result<Json> drained = executor_->Execute(Request{"drain"});
+  if (!options_.log) return;
+  if (!drained.ok()) {
+    options_.log("drain: " + drained.status().message());
+    return;
+  }
+  int64_t applied = drained.value().value("applied", int64_t{0});
+  if (applied > 0) options_.log("drain: applied " + std::to_string(applied) + " pending job(s)");
+}
+
+std::string Service::Handle(const std::string& peer, const std::string& body) {
+  std::string reply;
+  Handle(peer, body, [&reply](const std::string& r) { reply = r; });
+  return reply;
+}
+
+void Service::Handle(const std::string& peer, const std::string& body,
+                     const std::function<void(const std::string& reply)>& answer) {
+  WireRequest wire;
+  Status parsed = ParseRequest(body, limits_, &wire);
+  if (!parsed.ok()) return answer(EncodeReply(wire.id, parsed, nullptr));
+  if (!rate_.Allow(peer, RateLimiter::Time::clock::now()))
+    return answer(
+        EncodeReply(wire.id,
+                    Status(Code::kUnavailable, "over the rate limit of " +
+                                                   std::to_string(int64_t(options_.rate)) +
+                                                   " requests a second; retry later"),
+                    nullptr));
+  const std::string id = wire.id.is_string() ? wire.id.get<std::string>() : "";
+  if (!id.empty()) {
+    if (const std::string* kept = replies_.Find(id)) return answer(*kept);
+  }
+  Request& request = wire.request;
+  request.id = id;  // recorded with the write it applies: the dedup window outlives a restart
+  const OpSpec* op = FindOperation(request.op);
+  if (op != nullptr && op->local != nullptr)  // it would replace the files served here
+    return answer(EncodeReply(wire.id,
+                              Status(Code::kInvalidRequest,
+                                     request.op + " is not served by the daemon: run weibo-" +
+                                         op->command + " on its data directory before starting it"),
+                              nullptr));
+  if (request.now_ms != 0 && !options_.allow_clock)  // DaemonOptions::allow_clock
+    return answer(EncodeReply(wire.id,
+                              Status(Code::kInvalidArgument,
+                                     "a request's now is refused: this weibod was not started "
+                                     "with --allow-clock, which takes a fixed clock for tests"),
+                              nullptr));
+  std::unique_ptr<Executor> explaining = wire.explain ? Open(true) : nullptr;
+  Executor& executor = explaining ? *explaining : *executor_;
+  Result<Json> result = executor.Execute(request);
+  std::vector<std::string> explain = executor.Explain();
+  std::string reply = EncodeReply(wire.id, result, wire.explain ? &explain : nullptr);
+  if (!id.empty() && op != nullptr && op->writes) replies_.Put(id, reply);
+  answer(reply);
+}  // the result, the request and the explaining executor are freed here, after the answer
+
+}  // namespace weibo::daemon

@@ -1,0 +1,44 @@
+// The job-kind table: every kind of outbox job and the flow file whose handler applies it.
+// The flows own it; the jobs layer below knows no kind and finds handlers only through the
+// table registered here (jobs/jobs.h, RegisterJobKinds), so no call goes up. Each entry's
+// name is its payload's (flows/job_payloads.h), decoded once before its handler runs.
+#include "flows/flows.h"
+#include "jobs/jobs.h"
+
+namespace weibo {
+namespace {
+
+// A handler of typed payloads, as the jobs layer calls it: with the payload's JSON.
+template <typename Job, void (*Apply)(Context&, Shard&, const Job&)>
+void Decoded(Context& ctx, Shard& target, const Json& payload) {
+  Apply(ctx, target, Job::Decode(payload));
+}
+
+template <typename Job, void (*Apply)(Context&, Shard&, const Job&)>
+constexpr JobKind Kind(bool (*self_idempotent)(const Json&) = nullptr) {
+  return JobKind{Job::kKind, Decoded<Job, Apply>, self_idempotent};
+}
+
+const JobKind kJobKinds[] = {
+    Kind<UserCreateJob, ApplyUserCreate>(),             // flows/user.cc
+    Kind<FanAddJob, ApplyFanAdd>(),                     // flows/follow.cc
+    Kind<FanRemoveJob, ApplyFanRemove>(),               // flows/follow.cc
+    Kind<InboxMergeJob, ApplyInboxMerge>(),             // flows/follow.cc
+    Kind<FanOutJob, ApplyFanOut>(),                     // flows/fanout.cc
+    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain),  // flows/fanout.cc
+    Kind<PurgeJob, ApplyPurge>(),                       // flows/fanout.cc
+    Kind<UndeliverJob, ApplyUndeliver>(),               // flows/fanout.cc
+    Kind<RefAddJob, ApplyRefAdd>(),                     // flows/refs.cc
+    Kind<RefRemoveJob, ApplyRefRemove>(),               // flows/refs.cc
+    Kind<ActiveJoinJob, ApplyActiveJoin>(),             // flows/active.cc
+    Kind<ActiveMergeJob, ApplyActiveMerge>(),           // flows/active.cc
+    Kind<ActiveDropJob, ApplyActiveDrop>(),             // flows/active.cc
+};
+
+const JobKinds kTable{std::begin(kJobKinds), std::end(kJobKinds)};
+
+}  // namespace
+
+void RegisterFlowJobKinds() { RegisterJobKinds(kTable); }
+
+}  // namespace weibo

@@ -1,0 +1,175 @@
+#include "flows/job_payloads.h"
+
+namespace weibo {
+namespace {
+
+Json Items(const std::vector<MergeItem>& items) {
+  Json out = Json::array();
+  for (const MergeItem& item : items) out.push_back(Json::array({item.msg_id, item.time}));
+  return out;
+}
+
+std::vector<MergeItem> ItemsFrom(const Json& j) {
+  std::vector<MergeItem> out;
+  for (const auto& item : j) out.push_back({item[0].get<int64_t>(), item[1].get<int64_t>()});
+  return out;
+}
+
+std::vector<int64_t> Ids(const Json& j) { return j.get<std::vector<int64_t>>(); }
+
+}  // namespace
+
+Json UserCreateJob::Encode() const { return Json{{"id", id}, {"name", name}, {"time", time}}; }
+
+UserCreateJob UserCreateJob::Decode(const Json& j) {
+  return {j.at("id").get<int64_t>(), j.at("name").get<std::string>(), j.at("time").get<int64_t>()};
+}
+
+Json FanAddJob::Encode() const {
+  return Json{{"user", user}, {"fan", fan}, {"time", time}, {"merge", merge}};
+}
+
+FanAddJob FanAddJob::Decode(const Json& j) {
+  return {j.at("user").get<int64_t>(), j.at("fan").get<int64_t>(), j.at("time").get<int64_t>(),
+          j.value("merge", false)};
+}
+
+Json FanRemoveJob::Encode() const { return Json{{"user", user}, {"fan", fan}}; }
+
+FanRemoveJob FanRemoveJob::Decode(const Json& j) {
+  return {j.at("user").get<int64_t>(), j.at("fan").get<int64_t>()};
+}
+
+Json InboxMergeJob::Encode() const {
+  Json j{{"user", user}, {"author", author}, {"items", Items(items)}};
+  if (floor) j["floor"] = *floor;
+  return j;
+}
+
+InboxMergeJob InboxMergeJob::Decode(const Json& j) {
+  InboxMergeJob job{j.at("user").get<int64_t>(), j.at("author").get<int64_t>(),
+                    ItemsFrom(j.at("items")), std::nullopt};
+  if (j.contains("floor")) job.floor = j.at("floor").get<int64_t>();
+  return job;
+}
+
+Json FanOutJob::Encode() const {
+  return Json{{"author", author}, {"msg_id", msg_id}, {"time", time}};
+}
+
+FanOutJob FanOutJob::Decode(const Json& j) {
+  return {j.at("author").get<int64_t>(), j.at("msg_id").get<int64_t>(),
+          j.at("time").get<int64_t>()};
+}
+
+Json DeliverJob::Encode() const {
+  Json j{{"author", author}, {"msg_id", msg_id}, {"time", time}, {"users", users}};
+  if (tier) j["tier"] = *tier;
+  if (tiered) j["tiered"] = true;
+  if (!later.empty()) j["later"] = later;
+  return j;
+}
+
+DeliverJob DeliverJob::Decode(const Json& j) {
+  DeliverJob job;
+  job.author = j.at("author").get<int64_t>();
+  job.msg_id = j.at("msg_id").get<int64_t>();
+  job.time = j.at("time").get<int64_t>();
+  job.users = Ids(j.at("users"));
+  if (j.contains("tier")) job.tier = j.at("tier").get<int>();
+  job.tiered = j.value("tiered", false);
+  if (j.contains("later")) job.later = Ids(j.at("later"));
+  return job;
+}
+
+// A plain deliver job (no tiers to enqueue) is idempotent by itself: the inbox key ignores a
+// second insert, and its statement re-checks the follow and msg_deleted, so a late second
+// application adds nothing an unfollow or a delete has removed (flows/fanout.cc). It needs
+// no job_applied mark: one B-tree write less in every delivery transaction, the commonest
+// transaction there is. Every other kind (counters, tier chains) is marked.
+bool DeliverJob::Plain(const Json& j) { return !j.contains("tiered") && !j.contains("later"); }
+
+Json PurgeJob::Encode() const { return Json{{"author", author}, {"msg_id", msg_id}}; }
+
+PurgeJob PurgeJob::Decode(const Json& j) {
+  return {j.at("author").get<int64_t>(), j.at("msg_id").get<int64_t>()};
+}
+
+Json UndeliverJob::Encode() const { return Json{{"msg_id", msg_id}, {"users", users}}; }
+
+UndeliverJob UndeliverJob::Decode(const Json& j) {
+  return {j.at("msg_id").get<int64_t>(), Ids(j.at("users"))};
+}
+
+Json RefAddJob::Encode() const {
+  return Json{{"type", type},
+              {"reference_id", reference_id},
+              {"reference_msg_id", reference_msg_id},
+              {"referenced_id", referenced_id},
+              {"referenced_msg_id", referenced_msg_id},
+              {"time", time}};
+}
+
+RefAddJob RefAddJob::Decode(const Json& j) {
+  return {j.at("type").get<int>(),
+          j.at("reference_id").get<int64_t>(),
+          j.at("reference_msg_id").get<int64_t>(),
+          j.at("referenced_id").get<int64_t>(),
+          j.at("referenced_msg_id").get<int64_t>(),
+          j.at("time").get<int64_t>()};
+}
+
+Json RefRemoveJob::Encode() const {
+  return Json{{"type", type},
+              {"reference_id", reference_id},
+              {"reference_msg_id", reference_msg_id},
+              {"referenced_msg_id", referenced_msg_id}};
+}
+
+RefRemoveJob RefRemoveJob::Decode(const Json& j) {
+  return {j.at("type").get<int>(), j.at("reference_id").get<int64_t>(),
+          j.at("reference_msg_id").get<int64_t>(), j.at("referenced_msg_id").get<int64_t>()};
+}
+
+Json ActiveJoinJob::Encode() const {
+  return Json{{"fan", fan}, {"authors", authors}, {"floor", floor}};
+}
+
+ActiveJoinJob ActiveJoinJob::Decode(const Json& j) {
+  return {j.at("fan").get<int64_t>(), Ids(j.at("authors")), j.value("floor", int64_t{0})};
+}
+
+Json ActiveMergeEntry::Encode() const {
+  Json j{{"author", author}, {"seq", seq}, {"items", Items(items)}};
+  if (floor) j["floor"] = *floor;
+  return j;
+}
+
+ActiveMergeEntry ActiveMergeEntry::Decode(const Json& j) {
+  ActiveMergeEntry entry{j.at("author").get<int64_t>(), j.at("seq").get<int64_t>(),
+                         ItemsFrom(j.at("items")), std::nullopt};
+  if (j.contains("floor")) entry.floor = j.at("floor").get<int64_t>();
+  return entry;
+}
+
+Json ActiveMergeJob::Encode() const {
+  Json entries_json = Json::array();
+  for (const ActiveMergeEntry& entry : entries) entries_json.push_back(entry.Encode());
+  return Json{{"user", user}, {"entries", entries_json}};
+}
+
+ActiveMergeJob ActiveMergeJob::Decode(const Json& j) {
+  ActiveMergeJob job{j.at("user").get<int64_t>(), {}};
+  for (const auto& entry : j.at("entries")) job.entries.push_back(ActiveMergeEntry::Decode(entry));
+  return job;
+}
+
+Json ActiveDropJob::Encode() const {
+  return Json{{"user", user}, {"author", author}, {"upto", upto}};
+}
+
+ActiveDropJob ActiveDropJob::Decode(const Json& j) {
+  return {j.at("user").get<int64_t>(), j.at("author").get<int64_t>(), j.at("upto").get<int64_t>()};
+}
+
+}  // namespace weibo

@@ -1,0 +1,63 @@
+// Creating a message: the one path post, comment and repost share (message.h), and its
+// pieces.
+#include "flows/message.h"
+#include "storage/gene_id.h"
+#include "tables/author_feed.h"
+#include "tables/msg_counter.h"
+#include "tables/msg_index.h"
+
+namespace weibo {
+
+MsgRow WriteMessage(Context& ctx, Shard& shard, MsgRow row) {
+  row.time = ctx.now();
+  row.id = NextGeneId(shard, row.user_id, row.time);
+  InsertMsg(shard, row);
+  InsertAuthorFeed(shard, row.user_id, row.id, row.type);
+  InitCounter(shard, row.id);
+  AddUserCounts(shard, row.user_id, 1, 0, 0);
+  TouchUser(shard, row.user_id, row.time);
+  InsertInbox(shard, {row.user_id, row.id, row.user_id, row.time});
+  return row;
+}
+
+Json ReplayedMessage(Context& ctx, int64_t msg_id) {
+  ctx.SettleReplayed();
+  Json m = MessageView(ctx).Render(msg_id);
+  if (m.is_null()) return Json{{"id", std::to_string(msg_id)}, {"deleted", true}};
+  return m;
+}
+
+Json CreateMessage(Context& ctx, Shard& shard, MsgRow row) {
+  WriteTxn txn(shard);
+  if (auto done = ctx.Replayed(shard)) {
+    txn.Commit();  // nothing written
+    return ReplayedMessage(ctx, *done);
+  }
+  row = WriteMessage(ctx, shard, row);
+  if (row.type != kComment) EnqueueFanOut(ctx, shard, row);
+  if (row.type != kOriginal) EnqueueRefAdd(ctx, shard, row);
+  ctx.RecordApplied(shard, row.id);
+  txn.Commit();
+  ctx.Settle();
+  return MessageView(ctx).Render(row);
+}
+
+Json CreateReferringMessage(Context& ctx, const Json& args, int type, std::string content) {
+  int64_t author = ctx.ResolveUser(args.at("user"));
+  Shard& shard = ctx.shards().ForUser(author);
+  // Replayed before the referenced message is required: a retry is answered even when it
+  // has been deleted since. CreateMessage asks again inside the transaction, to be exact.
+  if (auto done = ctx.Replayed(shard)) return ReplayedMessage(ctx, *done);
+  MsgRow target = ctx.RequireMsg(args.at("msg").get<int64_t>());
+  MsgRow row;
+  row.user_id = author;
+  row.type = type;
+  row.content = std::move(content);
+  row.ref_msg_id = target.id;
+  row.ref_user_id = target.user_id;
+  row.root_msg_id = target.root_msg_id != 0 ? target.root_msg_id : target.id;
+  row.root_user_id = target.root_msg_id != 0 ? target.root_user_id : target.user_id;
+  return CreateMessage(ctx, shard, row);
+}
+
+}  // namespace weibo

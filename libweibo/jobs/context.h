@@ -1,0 +1,107 @@
+// Context: what every flow and job handler works with — the shard set, the clock, the
+// jobs this request created (to drain before returning), and the shared lookups
+// (resolve a user by id or @name, require a message).
+#ifndef WEIBO_JOBS_CONTEXT_H_
+#define WEIBO_JOBS_CONTEXT_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "storage/clock.h"
+#include "storage/shard_set.h"
+#include "tables/msg_info.h"
+#include "tables/user_info.h"
+
+namespace weibo {
+
+class JobTransport;  // jobs/transport.h: set on a cluster node only
+
+struct JobRef {
+  int shard;
+  int64_t local_id;
+};
+
+// Jobs this process applied in transactions committed without an fsync (jobs.cc, "group
+// commit"): still pending in their source outboxes until their targets' WALs are synced.
+struct UnsyncedJobs {
+  std::map<std::pair<int, int64_t>, int> jobs;  // (source shard, local id) -> target shard
+  bool empty() const { return jobs.empty(); }
+  bool count(int source, int64_t id) const { return jobs.count({source, id}) > 0; }
+};
+
+// Group commit's state, one per open data directory: kept by the executor across its
+// requests (ops/embedded.cc), so that deliveries of many requests share one sync.
+struct GroupCommit {
+  // How many unsynced jobs may gather before a drain syncs them (0: each drain syncs its
+  // own before it returns).
+  size_t limit = 0;
+  UnsyncedJobs unsynced;
+};
+
+class Context {
+ public:
+  // A context with group commit of its own, off: its drains sync what they deliver.
+  Context(ShardSet& shards, Clock clock) : shards_(shards), clock_(clock) {}
+  // A context sharing the executor's group commit.
+  Context(ShardSet& shards, Clock clock, GroupCommit& group_commit)
+      : shards_(shards), clock_(clock), group_commit_(&group_commit) {}
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  ShardSet& shards() { return shards_; }
+  GroupCommit& group_commit() { return *group_commit_; }
+  const ClusterConfig& config() const { return shards_.config(); }
+  int64_t now() const { return clock_.NowMs(); }
+
+  // Writes a job into source's open transaction and remembers it for draining.
+  void Enqueue(Shard& source, int target, const char* kind, const Json& payload);
+  std::vector<JobRef>& created_jobs() { return created_; }
+  // Applies the jobs this request created, unless --async asked not to (SPEC §5).
+  void Settle();
+  void set_drain(bool drain) { drain_ = drain; }
+  // A cluster node's job transport (jobs/transport.h), or nullptr when embedded.
+  JobTransport* transport() const { return transport_; }
+  void set_transport(JobTransport* transport) { transport_ = transport; }
+
+  // The request's id and op (weibo::Request::id): empty id when embedded.
+  void set_request(std::string id, std::string op) {
+    request_id_ = std::move(id);
+    request_op_ = std::move(op);
+  }
+  const std::string& request_id() const { return request_id_; }
+  // The durable dedup window (tables/request_log.h). Replayed: when this request's id is
+  // already recorded on home for the same op, its recorded result (the created message or
+  // user id, or 0) — the request was applied before and must apply nothing now. Call it
+  // inside home's write transaction, before any write, to be exact; a call before the
+  // transaction is only a shortcut. Always nullopt without an id.
+  std::optional<int64_t> Replayed(Shard& home);
+  // In home's open write transaction: records this request's id with result (nothing
+  // without an id).
+  void RecordApplied(Shard& home, int64_t result);
+  // Settle for a replayed request: the first run may have died before its jobs (or the
+  // jobs they create) were applied, and their ids are not known here, so this applies
+  // every pending job (as weibo-worker does; idempotent), unless --async.
+  void SettleReplayed();
+
+  // A user given as a number or "@name"; Failure(not_found) when there is none.
+  int64_t ResolveUser(const Json& arg);
+  UserRow RequireUser(int64_t id);
+  MsgRow RequireMsg(int64_t id);
+
+ private:
+  ShardSet& shards_;
+  Clock clock_;
+  GroupCommit own_group_commit_;
+  GroupCommit* group_commit_ = &own_group_commit_;
+  std::vector<JobRef> created_;
+  bool drain_ = true;
+  JobTransport* transport_ = nullptr;
+  std::string request_id_, request_op_;
+};
+
+}  // namespace weibo
+
+#endif  // WEIBO_JOBS_CONTEXT_H_

@@ -1,0 +1,27 @@
+// The text renderers of the operation table's rows (OpSpec::render); RenderText
+// (weibo/render.h, ops/op_table.cc) picks one by op name. The layer sits below ops: the
+// table names these functions, and they know nothing of the table.
+#ifndef WEIBO_RENDER_TEXT_H_
+#define WEIBO_RENDER_TEXT_H_
+
+#include <string>
+
+#include "weibo/storage.h"  // Json
+
+namespace weibo::render {
+
+std::string Init(const Json& result);
+std::string User(const Json& user);      // user_add, user_show
+std::string Users(const Json& list);     // user_list
+std::string Follow(const Json& result);  // follow, unfollow
+std::string Deleted(const Json& result);
+std::string Counts(const Json& list);  // count
+std::string Fsck(const Json& report);
+std::string Drain(const Json& result);
+// Ops without a renderer of their own: a message or a list of them as blocks, anything
+// else as indented JSON.
+std::string Default(const Json& result);
+
+}  // namespace weibo::render
+
+#endif  // WEIBO_RENDER_TEXT_H_
