@@ -74,7 +74,7 @@ TEST_CASE("service: a request's clock is refused unless the daemon allows it") {
   int64_t a = c.AddUser("alice");
   DaemonOptions options = Options(c);
   options.allow_clock = false;
-  net::Service service(options);
+  daemon::Service service(options);
   // The clock a request carries would move the gene's id sequence for every later post.
   std::string reply =
       service.Handle("peer", Body("P", "post", R"({"user":"@alice","content":"x"})"));
