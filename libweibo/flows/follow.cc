@@ -39,53 +39,55 @@ Json PairJson(Context& ctx, const Pair& p, bool following) {
               {"following", following}};
 }
 
+// The transaction on A's shard, once per request id: a replayed request writes nothing and
+// gets the pair as it is now; otherwise change() writes A's side and queues B's.
+template <typename Change>
+Json WritePair(Context& ctx, const Json& args, bool following, Change change) {
+  Pair p = ResolvePair(ctx, args);
+  Shard& shard = ctx.shards().ForUser(p.user);
+  WriteTxn txn(shard);
+  if (ctx.Replayed(shard)) {
+    txn.Commit();  // nothing written
+    ctx.SettleReplayed();
+    return PairJson(ctx, p, following);
+  }
+  change(shard, p);
+  ctx.RecordApplied(shard, 0);
+  txn.Commit();
+  ctx.Settle();
+  return PairJson(ctx, p, following);
+}
+
+int FanShard(Context& ctx, const Pair& p) {
+  return static_cast<int>(p.target % ctx.shards().count());
+}
+
 }  // namespace
 
 Json Follow(Context& ctx, const Json& args) {
-  Pair p = ResolvePair(ctx, args);
-  Shard& shard = ctx.shards().ForUser(p.user);
-  WriteTxn txn(shard);
-  if (ctx.Replayed(shard)) {
-    txn.Commit();  // nothing written
-    ctx.SettleReplayed();
-    return PairJson(ctx, p, true);
-  }
-  if (HasRelation(shard, p.user, p.target, kFollowing))
-    Fail(Code::kAlreadyFollowing,
-         "user " + std::to_string(p.user) + " already follows user " + std::to_string(p.target));
-  InsertRelation(shard, p.user, p.target, kFollowing, ctx.now());
-  AddUserCounts(shard, p.user, 0, 0, 1);
-  TouchUser(shard, p.user, ctx.now());
-  Enqueue(ctx, shard, static_cast<int>(p.target % ctx.shards().count()),
-          FanAddJob{p.target, p.user, ctx.now(), FeedPolicy(ctx).HasInbox()});
-  ctx.RecordApplied(shard, 0);
-  txn.Commit();
-  ctx.Settle();
-  return PairJson(ctx, p, true);
+  return WritePair(ctx, args, true, [&](Shard& shard, const Pair& p) {
+    if (HasRelation(shard, p.user, p.target, kFollowing))
+      Fail(Code::kAlreadyFollowing,
+           "user " + std::to_string(p.user) + " already follows user " + std::to_string(p.target));
+    InsertRelation(shard, p.user, p.target, kFollowing, ctx.now());
+    AddUserCounts(shard, p.user, 0, 0, 1);
+    TouchUser(shard, p.user, ctx.now());
+    Enqueue(ctx, shard, FanShard(ctx, p),
+            FanAddJob{p.target, p.user, ctx.now(), FeedPolicy(ctx).HasInbox()});
+  });
 }
 
 Json Unfollow(Context& ctx, const Json& args) {
-  Pair p = ResolvePair(ctx, args);
-  Shard& shard = ctx.shards().ForUser(p.user);
-  WriteTxn txn(shard);
-  if (ctx.Replayed(shard)) {
-    txn.Commit();  // nothing written
-    ctx.SettleReplayed();
-    return PairJson(ctx, p, false);
-  }
-  if (!DeleteRelation(shard, p.user, p.target, kFollowing))
-    Fail(Code::kNotFollowing,
-         "user " + std::to_string(p.user) + " does not follow user " + std::to_string(p.target));
-  AddUserCounts(shard, p.user, 0, 0, -1);
-  TouchUser(shard, p.user, ctx.now());
-  DeleteInboxByAuthor(shard, p.user, p.target);
-  DropActiveOn(shard, p.user, p.target, 0);
-  Enqueue(ctx, shard, static_cast<int>(p.target % ctx.shards().count()),
-          FanRemoveJob{p.target, p.user});
-  ctx.RecordApplied(shard, 0);
-  txn.Commit();
-  ctx.Settle();
-  return PairJson(ctx, p, false);
+  return WritePair(ctx, args, false, [&](Shard& shard, const Pair& p) {
+    if (!DeleteRelation(shard, p.user, p.target, kFollowing))
+      Fail(Code::kNotFollowing,
+           "user " + std::to_string(p.user) + " does not follow user " + std::to_string(p.target));
+    AddUserCounts(shard, p.user, 0, 0, -1);
+    TouchUser(shard, p.user, ctx.now());
+    DeleteInboxByAuthor(shard, p.user, p.target);
+    DropActiveOn(shard, p.user, p.target, 0);
+    Enqueue(ctx, shard, FanShard(ctx, p), FanRemoveJob{p.target, p.user});
+  });
 }
 
 void ApplyFanAdd(Context& ctx, Shard& target, const FanAddJob& p) {

@@ -6,7 +6,6 @@
 #include "render/text.h"
 #include "storage/shard_set.h"
 #include "weibo/ops.h"
-#include "weibo/render.h"
 
 namespace weibo {
 namespace {
@@ -205,12 +204,6 @@ const OpSpec* FindOperation(const std::string& name) {
   for (const auto& op : Operations())
     if (name == op.name) return &op;
   return nullptr;
-}
-
-std::string RenderText(const std::string& op, const Json& result) {
-  const OpSpec* spec = FindOperation(op);
-  return spec != nullptr && spec->render != nullptr ? spec->render(result)
-                                                    : render::Default(result);
 }
 
 }  // namespace weibo

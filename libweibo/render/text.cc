@@ -112,4 +112,5 @@ std::string Default(const Json& r) {
 }
 
 }  // namespace render
+
 }  // namespace weibo

@@ -1,12 +1,11 @@
 // The text renderers of the operation table's rows (OpSpec::render); RenderText
-// (weibo/render.h, ops/op_table.cc) picks one by op name. The layer sits below ops: the
-// table names these functions, and they know nothing of the table.
+// (weibo/render.h) picks one by op name.
 #ifndef WEIBO_RENDER_TEXT_H_
 #define WEIBO_RENDER_TEXT_H_
 
 #include <string>
 
-#include "weibo/storage.h"  // Json
+#include "weibo/storage.h"
 
 namespace weibo::render {
 
