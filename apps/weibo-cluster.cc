@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
       ->type_name("MS")
       ->check(CLI::Range(100, 600000).description(""))
       ->capture_default_str();
+  up->add_flag("--allow-clock", options.allow_clock,
+               "start the nodes with --allow-clock: they take a request's fixed clock (tests)");
   CLI::App* status = app.add_subcommand("status", "show the broker and each node");
   status->add_flag("--json", json, "print one JSON object");
   app.add_subcommand("down", "stop every node and the broker (SIGTERM, then wait)");

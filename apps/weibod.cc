@@ -42,8 +42,10 @@ void AddDaemonOptions(CLI::App& app, weibo::DaemonOptions& options) {
       ->type_name("N")
       ->check(CLI::Range(0.0, 1e9).description(""))
       ->capture_default_str();
-  app.add_option("--dedup", options.dedup, "replies to write requests kept for retries; 0: none")
+  app.add_option("--dedup", options.dedup,
+                 "replies to write requests kept for retries (0 to 10000000); 0: none")
       ->type_name("N")
+      ->check(CLI::Range(size_t{0}, size_t{10000000}).description(""))
       ->capture_default_str();
   app.add_option("--group-commit", options.group_commit,
                  "deliveries whose done marks may wait for one shared sync of each shard "
@@ -57,6 +59,8 @@ void AddDaemonOptions(CLI::App& app, weibo::DaemonOptions& options) {
       ->type_name("MS")
       ->check(CLI::Range(0, 3600000).description(""))
       ->capture_default_str();
+  app.add_flag("--allow-clock", options.allow_clock,
+               "take a request's \"now\" (a fixed clock, for tests); refused without it");
 }
 
 void AddClusterOptions(CLI::App& app, ClusterFlags& flags) {

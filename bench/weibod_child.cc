@@ -55,7 +55,8 @@ Result<std::unique_ptr<WeibodChild>> WeibodChild::Start(const std::string& weibo
                                    "--rate",
                                    "0",
                                    "--group-commit",
-                                   std::to_string(group_commit)};
+                                   std::to_string(group_commit),
+                                   "--allow-clock"};  // the replayed ops carry the trace's clock
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return Status(Code::kUnavailable, "cannot start weibod: pipe");
   // Everything the child needs is made before fork: between fork and exec it only makes
@@ -75,7 +76,7 @@ Result<std::unique_ptr<WeibodChild>> WeibodChild::Start(const std::string& weibo
     prctl(PR_SET_PDEATHSIG, SIGTERM);     // never outlives the bench
     if (getppid() != parent) _exit(127);  // the bench died before prctl
     int in = open("/dev/null", O_RDONLY);
-    int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     if (in >= 0) dup2(in, 0);
     dup2(fds[1], 1);  // the ready line: the endpoint
     if (log >= 0) dup2(log, 2);

@@ -48,7 +48,7 @@ EOF
 
 measure() {  # cluster round -> one line: name round p50 p99 p999 reads/s
   local dir=$1 pid
-  "$bin/weibod" --data "$dir" --bind "tcp://127.0.0.1:$port" --rate 0 >"$work/weibod.log" 2>&1 &
+  "$bin/weibod" --data "$dir" --bind "tcp://127.0.0.1:$port" --rate 0 --allow-clock >"$work/weibod.log" 2>&1 &
   pid=$!
   sleep 1
   "$bin/weibo-bench" replay --connect "tcp://127.0.0.1:$port" --no-baselines \

@@ -78,11 +78,12 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
   if (auto exit = ParseArgs(app_, argc, argv, [this] { return json_ || jsonl_; })) return *exit;
   int64_t now_ms = 0;
   if (!now_.empty()) {
-    auto ms = ParseTime(now_);
-    if (!ms || *ms < kEarliestTimeMs || *ms > kLatestTimeMs)
-      return Fail(Code::kInvalidArgument,
-                  "--now must be epoch seconds or ISO 8601 from 2020-01-01 to 2089-09-06, not '" +
-                      now_ + "'");
+    // Message ids count milliseconds from 2020-01-01 in 41 bits (the gene method), and
+    // the last whole week of them is the last a clock may be in (weibo/time.h).
+    auto ms = ParseClock(now_);
+    if (!ms)
+      return Fail(Code::kInvalidArgument, "--now must be epoch seconds or ISO 8601 " +
+                                              ClockRange() + ", not '" + now_ + "'");
     now_ms = *ms;
   }
   Request request;

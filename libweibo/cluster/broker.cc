@@ -70,7 +70,7 @@ class Broker {
           backend_.set(zmq::sockopt::router_mandatory, true);
           backend_.set(zmq::sockopt::router_handover, true);
           backend_.set(zmq::sockopt::linger, 1000);
-          backend_.bind(options_.backend);
+          net::Bind(backend_, options_.backend);
         });
   }
 

@@ -29,8 +29,9 @@ struct Layout {
   int nodes = 0;
   int base_port = 0;
   std::string host;
-  std::string broker;   // the broker's frontend, where clients connect
-  std::string backend;  // the broker's backend, where nodes join
+  std::string broker;        // the broker's frontend, where clients connect
+  std::string backend;       // the broker's backend, where nodes join
+  bool allow_clock = false;  // the nodes take a request's "now" (weibod --allow-clock)
 };
 
 std::string Endpoint(const std::string& host, int port) {
@@ -56,6 +57,7 @@ Status ReadLayout(const ClusterOptions& options, const std::string& dir, const J
   }
   int k = options.nodes, base = options.base_port;
   std::string host = options.host;
+  out->allow_clock = options.allow_clock;
   if (state.is_object()) {
     int recorded = state.value("nodes", 0);
     if (k != 0 && k != recorded)
@@ -106,9 +108,11 @@ Status StartNodes(const std::string& weibod, const std::string& dir, const Layou
       if (s % k == i) shards.push_back(s);
     const std::string name = "node" + std::to_string(i);
     const std::string endpoint = Endpoint(layout.host, layout.base_port + 1 + i);
-    int64_t pid = Spawn({weibod, "--data", dir, "--bind", endpoint, "--shards", ShardList(shards),
-                         "--join", layout.backend, "--node", name, "--rate", "0"},
-                        dir + "/" + name + ".log");
+    std::vector<std::string> argv = {
+        weibod,   "--data",       dir,      "--bind", endpoint, "--shards", ShardList(shards),
+        "--join", layout.backend, "--node", name,     "--rate", "0"};
+    if (layout.allow_clock) argv.push_back("--allow-clock");
+    int64_t pid = Spawn(argv, dir + "/" + name + ".log");
     if (pid <= 0) return Status(Code::kUnavailable, "cannot start " + weibod);
     node = Json{{"node", name}, {"endpoint", endpoint}, {"pid", pid}, {"shards", shards}};
   }

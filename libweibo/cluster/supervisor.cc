@@ -19,6 +19,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "storage/files.h"
+
 namespace weibo::cluster {
 namespace {
 
@@ -45,13 +47,8 @@ bool ReadJson(const std::string& path, Json* out) {
 }
 
 Status WriteState(const std::string& dir, const Json& state) {
-  const std::string path = StatePath(dir), tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << state.dump(2) << "\n";
-    if (!out) return Status(Code::kStorageError, "cannot write " + tmp);
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0)
+  const std::string path = StatePath(dir);
+  if (!WritePrivateFile(path, state.dump(2) + "\n"))
     return Status(Code::kStorageError, "cannot write " + path);
   return Status::Ok();
 }
@@ -85,7 +82,7 @@ int64_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
       _exit(0);
     }
     int in = open("/dev/null", O_RDONLY);
-    int out = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int out = OpenPrivate(log, O_WRONLY | O_APPEND);  // 0600, as every file of the directory
     if (in >= 0) dup2(in, 0);
     if (out >= 0) {
       dup2(out, 1);

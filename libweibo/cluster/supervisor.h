@@ -17,7 +17,7 @@ std::string Absolute(const std::string& path);
 std::string StatePath(const std::string& dir);
 // Reads a JSON object; false when the file is missing or is not one.
 bool ReadJson(const std::string& path, Json* out);
-// Replaces the state file at once (written aside, then renamed).
+// Replaces the state file at once (0600, written aside, then renamed).
 Status WriteState(const std::string& dir, const Json& state);
 
 // A running weibod (not a zombie) with this pid.

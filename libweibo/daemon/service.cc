@@ -70,6 +70,12 @@ void Service::Handle(const std::string& peer, const std::string& body,
                                      request.op + " is not served by the daemon: run weibo-" +
                                          op->command + " on its data directory before starting it"),
                               nullptr));
+  if (request.now_ms != 0 && !options_.allow_clock)  // DaemonOptions::allow_clock
+    return answer(EncodeReply(wire.id,
+                              Status(Code::kInvalidArgument,
+                                     "a request's now is refused: this weibod was not started "
+                                     "with --allow-clock, which takes a fixed clock for tests"),
+                              nullptr));
   std::unique_ptr<Executor> explaining = wire.explain ? Open(true) : nullptr;
   Executor& executor = explaining ? *explaining : *executor_;
   Result<Json> result = executor.Execute(request);

@@ -14,6 +14,14 @@
 //                 pushed authors whose active list holds the follower: active_on) every
 //                 post made since a follow is in the follower's inbox — above the inbox's
 //                 floor, below which the cap trimmed it
+//   clock         nothing is dated after the clock (the wall clock, or --now): no gene's
+//                 id sequence (msg_seq) and no author partition (author_part) is ahead of
+//                 it, and no message id is. A clock moved forward (a --now from before
+//                 issue 11 was refused at the edges) drags a gene's ids, and every later
+//                 post of each user of that gene, into the future. Repair lowers such a
+//                 sequence to the highest id of its gene still held by a message and drops
+//                 future partitions that hold no message; a message dated in the future is
+//                 reported, not repaired: delete it, then repair again.
 #include <algorithm>
 #include <array>
 #include <map>
@@ -24,9 +32,12 @@
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "jobs/jobs.h"
+#include "storage/gene_id.h"
 #include "tables/active_fan.h"
+#include "tables/author_feed.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_index.h"
+#include "tables/msg_info.h"
 #include "tables/msg_msg_relation.h"
 #include "tables/outbox.h"
 #include "tables/user_relation.h"
@@ -253,6 +264,53 @@ void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
   }
 }
 
+// Ahead of the clock means more than this ahead: ids borrow the next milliseconds when a
+// millisecond's 16384 are used up (storage/gene_id.h), which on a fixed clock (--now, a
+// test) moves them ahead by a millisecond for each 16384 posts of one gene.
+constexpr int64_t kClockSlackMs = 24LL * 3600 * 1000;
+
+void CheckClock(Context& ctx, Checker& c, const Snapshot& s) {
+  const int64_t now = ctx.now();
+  // The highest id that is not ahead: the last id (every sequence and gene) of the last
+  // millisecond within the slack, saturated at the end of the id range.
+  const int64_t limit_ms = std::min(now, kGeneLatestMs - kClockSlackMs) + kClockSlackMs;
+  const int64_t last_id_now = GeneIdFloor(limit_ms, 0) | ((int64_t{1} << 22) - 1);
+  const std::string at = " (the clock is " + FormatTime(now) + ")";
+  for (const auto& [id, m] : s.msgs)
+    if (id > last_id_now)
+      c.Report("clock", "message " + S(id) + " of user " + S(m.user_id) + " is dated " +
+                            FormatTime(GeneIdTimeMs(id)) + at +
+                            ": delete it, then weibo-fsck --repair lowers its gene's ids");
+  for (int i = 0; i < ctx.shards().count(); ++i) {
+    Shard& shard = ctx.shards().At(i);
+    std::vector<std::pair<int64_t, int64_t>> ahead;  // (gene, last id)
+    std::vector<std::pair<int64_t, int64_t>> parts;  // (author, part) without a message
+    {
+      ReadTxn txn(shard);
+      ahead = SequencesAbove(shard, last_id_now);
+      parts = EmptyPartsAbove(shard, PartOf(last_id_now));
+    }
+    for (auto [gene, last] : ahead) {
+      // The lowest the sequence may go: no id is handed out twice.
+      int64_t lowest = HighestMsgIdOfGene(shard, gene);
+      std::string detail = shard.name() + ": the id sequence of gene " + S(gene) + " is at " +
+                           FormatTime(GeneIdTimeMs(last)) + at;
+      if (lowest > last_id_now) {
+        c.Report("clock", detail + "; message " + S(lowest) + " holds it there");
+        continue;
+      }
+      c.Violation("clock", detail, shard,
+                  [gene = gene, lowest](Shard& sh) { ResetSequence(sh, gene, lowest); });
+    }
+    for (auto [author, part] : parts)
+      c.Violation(
+          "clock",
+          shard.name() + ": user " + S(author) + " has an empty partition " + S(part) +
+              " that begins " + FormatTime(GeneIdTimeMs(PartStart(part))) + at,
+          shard, [author = author, part = part](Shard& sh) { DeleteAuthorPart(sh, author, part); });
+  }
+}
+
 }  // namespace
 
 Json Fsck(Context& ctx, const Json& args) {
@@ -265,6 +323,7 @@ Json Fsck(Context& ctx, const Json& args) {
   CheckUserCounts(ctx, c, s);
   CheckCounters(ctx, c, s);
   CheckInbox(ctx, c, s);
+  CheckClock(ctx, c, s);
   bool ok = true;
   for (const auto& v : c.violations()) ok = ok && v.value("repaired", false);
   return Json{{"ok", ok},

@@ -123,8 +123,8 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling)
     for (size_t i = 0;; ++i) {
       int64_t part = parts->At(i, top);
       if (part < 0) break;
-      if (part > top) continue;                     // above the cursor
-      if (PartStart(part + 1) - 1 <= lower) break;  // the whole week is below the window
+      if (part > top) continue;           // above the cursor
+      if (PartEnd(part) <= lower) break;  // the whole week is below the window
       for (int64_t id : ReadAuthorPart(shard, author, part, !own, upper, lower,
                                        n - static_cast<int64_t>(ids.size())))
         ids.push_back(id);
@@ -138,7 +138,7 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling)
     for (size_t i = 0;; ++i) {
       int64_t part = parts->At(i, PartOf(below));
       if (part < 0) return 0;
-      if (part <= PartOf(below)) return std::min(below, PartStart(part + 1) - 1);
+      if (part <= PartOf(below)) return std::min(below, PartEnd(part));
     }
   };
   return s;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "net/wire.h"
+#include "storage/failure.h"
 
 namespace weibo::net {
 namespace {
@@ -17,17 +18,36 @@ Status SetUpSockets(const std::string& what, const std::function<void()>& setup)
   try {
     setup();
     return Status::Ok();
+  } catch (const Failure& f) {
+    return f.status();
   } catch (const zmq::error_t& e) {
     bool malformed = e.num() == EINVAL || e.num() == EPROTONOSUPPORT || e.num() == ENOCOMPATPROTO;
     return Status(malformed ? Code::kInvalidArgument : Code::kUnavailable, what + ": " + e.what());
   }
 }
 
+Status CheckBindEndpoint(const std::string& endpoint) {
+  if (endpoint.compare(0, 6, "tcp://") != 0) return Status::Ok();  // ipc://, inproc://: no port
+  const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+  if (port == "*") return Status::Ok();
+  bool digits = !port.empty() && port.size() <= 5 &&
+                port.find_first_not_of("0123456789") == std::string::npos;
+  if (digits && std::stoi(port) >= 1 && std::stoi(port) <= 65535) return Status::Ok();
+  return Status(Code::kInvalidArgument,
+                "cannot bind '" + endpoint + "': a TCP port is * or from 1 to 65535");
+}
+
+void Bind(zmq::socket_t& socket, const std::string& endpoint) {
+  Status checked = CheckBindEndpoint(endpoint);
+  if (!checked.ok()) throw Failure(checked);
+  socket.bind(endpoint);
+}
+
 std::string BindForClients(zmq::socket_t& socket, const std::string& endpoint,
                            size_t max_msg_size) {
   socket.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(max_msg_size));
   socket.set(zmq::sockopt::linger, kLingerMs);
-  socket.bind(endpoint);
+  Bind(socket, endpoint);
   return socket.get(zmq::sockopt::last_endpoint);
 }
 

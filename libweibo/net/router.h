@@ -24,12 +24,24 @@ constexpr size_t kClientFrames = 4;
 
 // Runs setup (socket options, bind, connect) and returns what ZeroMQ threw as a Status:
 // invalid_argument for an endpoint ZeroMQ does not accept, unavailable for one it cannot
-// bind or reach; the message is `what` + ": " + ZeroMQ's.
+// bind or reach; the message is `what` + ": " + ZeroMQ's. A Failure (an endpoint Bind
+// refused) is returned as its Status.
 Status SetUpSockets(const std::string& what, const std::function<void()>& setup);
+
+// Ok, or invalid_argument for a tcp:// endpoint whose port is neither * nor 1 to 65535:
+// ZeroMQ reads "tcp://127.0.0.1:99999" as a wildcard and binds a random port, which would
+// leave a daemon listening where nobody looks for it.
+Status CheckBindEndpoint(const std::string& endpoint);
+
+// socket.bind(endpoint), refused first by CheckBindEndpoint (thrown as Failure, which
+// SetUpSockets returns as it is). Every bind of weibod, a node and the broker goes through
+// it. Throws zmq::error_t; call it inside SetUpSockets.
+void Bind(zmq::socket_t& socket, const std::string& endpoint);
 
 // Binds socket (a ROUTER) for clients: frames up to max_msg_size bytes, and a linger long
 // enough to flush the last replies on close. Returns the endpoint bound (with the port
-// chosen for a wildcard). Throws zmq::error_t; call it inside SetUpSockets.
+// chosen for a wildcard). Throws zmq::error_t or Failure (Bind); call it inside
+// SetUpSockets.
 std::string BindForClients(zmq::socket_t& socket, const std::string& endpoint, size_t max_msg_size);
 
 // A client's message split at its body.

@@ -6,7 +6,6 @@
 
 #include "ops/args.h"
 #include "storage/clock.h"
-#include "storage/gene_id.h"
 
 namespace weibo::net {
 namespace {
@@ -43,10 +42,12 @@ Status ReadNow(const Json& value, int64_t* now_ms) {
     ms = ParseTime(std::to_string(value.get<uint64_t>()));
   else if (value.is_string())
     ms = ParseTime(value.get<std::string>());
-  // Message ids count milliseconds from 2020-01-01 in 41 bits (the gene method).
-  if (!ms || *ms < kGeneEpochMs || *ms > kGeneLatestMs)
-    return Invalid("now must be epoch seconds or ISO 8601 from 2020-01-01 to 2089-09-06, not " +
-                   value.dump());
+  // Message ids count milliseconds from 2020-01-01 in 41 bits (the gene method), and
+  // the last whole week of them is the last a clock may be in (storage/gene_id.h).
+  if (!ms || !ClockInRange(*ms))
+    return Status(
+        ms ? Code::kInvalidArgument : Code::kInvalidRequest,
+        "now must be epoch seconds or ISO 8601 " + ClockRange() + ", not " + value.dump());
   *now_ms = *ms;
   return Status::Ok();
 }

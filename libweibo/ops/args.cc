@@ -1,10 +1,15 @@
 #include "ops/args.h"
 
+#include <utf8proc.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
 #include "storage/failure.h"
+#include "storage/shard_set.h"
 
 namespace weibo {
 namespace {
@@ -46,8 +51,40 @@ std::vector<char32_t> Text(const std::string& what, const Json& value) {
   return cps;
 }
 
+// The bidirectional embedding, override and isolate controls (U+202A-U+202E,
+// U+2066-U+2069): they reorder the text shown after them, so a post could show its words
+// other than as written ("Trojan Source"). Other format characters stay allowed in content:
+// the zero-width joiner U+200D makes emoji sequences such as 👩‍💻.
+bool IsBidiControl(char32_t c) {
+  return (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+std::string CodePoint(char32_t c) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(c));
+  return buf;
+}
+
+// NFKC (compatibility composition) of valid UTF-8, by libutf8proc: full-width ａｌｉｃｅ,
+// and the composed and decomposed forms of é, become one string.
+std::string Nfkc(const std::string& text) {
+  utf8proc_uint8_t* out = nullptr;
+  utf8proc_ssize_t n = utf8proc_map(
+      reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+      static_cast<utf8proc_ssize_t>(text.size()), &out,
+      static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT));
+  if (n < 0) Fail(Code::kInvalidUtf8, "a name is not valid UTF-8");
+  std::string normal(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
+  std::free(out);
+  return normal;
+}
+
 Json Content(const Json& value, bool allow_empty) {
   auto cps = Text("content", value);
+  for (char32_t c : cps)
+    if (IsBidiControl(c))
+      Fail(Code::kInvalidArgument, "content may not contain the bidirectional control " +
+                                       CodePoint(c) + " (it reorders the text shown after it)");
   bool blank = true;
   for (char32_t c : cps) blank = blank && IsSpace(c);
   if (blank && !(allow_empty && cps.empty()))
@@ -58,14 +95,22 @@ Json Content(const Json& value, bool allow_empty) {
   return value;
 }
 
+// A name is stored, compared and shown in NFKC: one name, however it is typed. Format
+// characters (category Cf: bidi controls, zero-width joiners and spaces, the BOM) are
+// refused, as they let two names look alike. The rules apply to the NFKC form, which is
+// what is kept (full-width ＠ is '@').
 Json Name(const Json& value) {
-  auto cps = Text("name", value);
+  for (char32_t c : Text("name", value))  // valid UTF-8 without control characters
+    if (utf8proc_category(static_cast<utf8proc_int32_t>(c)) == UTF8PROC_CATEGORY_CF)
+      Fail(Code::kInvalidArgument, "a name may not contain the format character " + CodePoint(c));
+  std::string normal = Nfkc(value.get<std::string>());
+  auto cps = Text("name", Json(normal));
   if (cps.empty() || cps.size() > kMaxName)
     Fail(Code::kInvalidArgument, "a name has 1 to " + std::to_string(kMaxName) + " characters");
   for (char32_t c : cps)
     if (IsSpace(c) || c == '@')
       Fail(Code::kInvalidArgument, "a name may not contain spaces or '@'");
-  return value;
+  return Json(normal);
 }
 
 // A positive decimal id, as a JSON integer or a string of digits.
@@ -90,10 +135,7 @@ int64_t Id(const std::string& what, const Json& value, int64_t max) {
 Json User(const Json& value) {
   if (value.is_string()) {
     const std::string s = value.get<std::string>();
-    if (!s.empty() && s[0] == '@') {
-      Name(Json(s.substr(1)));
-      return value;
-    }
+    if (!s.empty() && s[0] == '@') return Json("@" + Name(Json(s.substr(1))).get<std::string>());
   }
   return Id("a user", value, 0xffffffffLL);
 }
@@ -115,7 +157,17 @@ int64_t Number(const std::string& what, const Json& value, int64_t lo, int64_t h
   return v;
 }
 
-Json One(const ArgSpec& spec, const Json& value) {
+// The range of a kPage argument, as its message states it: init's settings have their
+// own (ShardSet::Create checks them again, with the power of two for shards), so that
+// --page-size -1 is told 1 to 1000, the range that holds, not a page number's 0 to 1000000.
+std::pair<int64_t, int64_t> PageRange(const OpSpec& op, const ArgSpec& spec) {
+  if (std::string(op.name) != "init") return {0, 1000000};
+  if (std::string(spec.name) == "shards") return {1, kMaxShards};
+  if (std::string(spec.name) == "page_size") return {1, kMaxPageSize};
+  return {1, 1000000};
+}
+
+Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
   std::string what = std::string("--") + spec.name;  // as the command line spells it
   std::replace(what.begin(), what.end(), '_', '-');
   switch (spec.type) {
@@ -137,8 +189,10 @@ Json One(const ArgSpec& spec, const Json& value) {
       return Name(value);
     case ArgType::kCount:
       return Number(what, value, 1, kMaxCount);
-    case ArgType::kPage:
-      return Number(what, value, 0, 1000000);
+    case ArgType::kPage: {
+      auto [lo, hi] = PageRange(op, spec);
+      return Number(what, value, lo, hi);
+    }
     case ArgType::kFlag:
       if (!value.is_boolean()) Fail(Code::kInvalidArgument, what + " must be true or false");
       return value;
@@ -167,7 +221,7 @@ Json ValidateArgs(const OpSpec& op, const Json& args) {
              std::string(op.name) + " needs the argument '" + spec.name + "'");
       continue;
     }
-    out[spec.name] = One(spec, *it);
+    out[spec.name] = One(op, spec, *it);
   }
   for (auto it = args.begin(); it != args.end(); ++it) {
     bool known = false;

@@ -64,4 +64,14 @@ std::string FormatTime(int64_t ms) {
   return buf;
 }
 
+std::string ClockRange() {
+  return "from " + FormatTime(kEarliestTimeMs) + " to " + FormatTime(kClockLatestMs);
+}
+
+std::optional<int64_t> ParseClock(const std::string& text) {
+  auto ms = ParseTime(text);
+  if (!ms || !ClockInRange(*ms)) return std::nullopt;
+  return ms;
+}
+
 }  // namespace weibo

@@ -1,7 +1,10 @@
 #include "storage/gene_id.h"
 
 #include <algorithm>
+#include <limits>
 
+#include "storage/clock.h"
+#include "storage/failure.h"
 #include "storage/shard.h"
 
 namespace weibo {
@@ -20,12 +23,37 @@ int64_t NextGeneId(Shard& shard, int64_t author, int64_t now_ms) {
   int64_t last = get.Step() ? get.Int(0) : -1;
   get.Reset();
   int64_t id = GeneIdFloor(now_ms, author);
+  // The id after last is last + 256; past the highest id there is none (no wrap-around
+  // into negative ids, which would sort before every message).
+  if (last > std::numeric_limits<int64_t>::max() - 256)
+    Fail(Code::kStorageError, "message ids of gene " + std::to_string(gene) +
+                                  " are used up to the end of the id range (" +
+                                  FormatTime(GeneIdTimeMs(last)) +
+                                  "): a clock moved its sequence ahead; weibo-fsck --repair "
+                                  "resets it");
   if (last >= 0) id = std::max(id, last + 256);
   shard.Query("INSERT OR REPLACE INTO msg_seq(low8, last_id) VALUES (?, ?)")
       .Bind(1, gene)
       .Bind(2, id)
       .Run();
   return id;
+}
+
+std::vector<std::pair<int64_t, int64_t>> SequencesAbove(Shard& shard, int64_t id) {
+  Stmt& s = shard.Query("SELECT low8, last_id FROM msg_seq WHERE last_id > ?");
+  s.Bind(1, id);
+  std::vector<std::pair<int64_t, int64_t>> out;
+  while (s.Step()) out.push_back({s.Int(0), s.Int(1)});
+  s.Reset();
+  return out;
+}
+
+void ResetSequence(Shard& shard, int64_t gene, int64_t last_id) {
+  if (last_id == 0) {
+    shard.Query("DELETE FROM msg_seq WHERE low8 = ?").Bind(1, gene).Run();
+    return;
+  }
+  shard.Query("UPDATE msg_seq SET last_id = ? WHERE low8 = ?").Bind(1, last_id).Bind(2, gene).Run();
 }
 
 int64_t GeneIdTimeMs(int64_t id) { return (id >> 22) + kGeneEpochMs; }

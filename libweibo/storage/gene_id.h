@@ -14,6 +14,9 @@
 #define WEIBO_STORAGE_GENE_ID_H_
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "weibo/time.h"
 
@@ -23,15 +26,22 @@ class Shard;
 
 constexpr int64_t kGeneEpochMs = kEarliestTimeMs;  // 2020-01-01T00:00:00Z
 // The last millisecond an id can count: 41 bits of milliseconds above the 22 low bits
-// (2089-09-06T15:47:35Z). A clock given from outside (--now, a request's "now") must lie
-// in [kGeneEpochMs, kGeneLatestMs] (weibo/time.h says so to the edge).
+// (2089-09-06T15:47:35.551Z). A clock given from outside (--now, a request's "now") must
+// lie in the narrower [kGeneEpochMs, kClockLatestMs] (weibo/time.h, ClockInRange).
 constexpr int64_t kGeneLatestMs = kLatestTimeMs;
 static_assert(kGeneLatestMs == kGeneEpochMs + (int64_t{1} << 41) - 1, "41 bits of ms");
+constexpr int64_t kGeneWeekMs = kWeekMs;
 
 // The first id of millisecond now_ms for this author (sequence 0).
 int64_t GeneIdFloor(int64_t now_ms, int64_t author);
 // Allocates the next id; must run inside a WriteTxn on the author's shard.
+// Failure(storage_error) when the gene's sequence has reached the end of the id range
+// (a sequence pushed into the future by a bad clock: weibo-fsck --repair resets it).
 int64_t NextGeneId(Shard& shard, int64_t author, int64_t now_ms);
+// msg_seq rows whose last id is above id: (gene, last id), for weibo-fsck's clock check.
+std::vector<std::pair<int64_t, int64_t>> SequencesAbove(Shard& shard, int64_t id);
+// Sets a gene's last id; 0 forgets the gene (its next id is the clock's first).
+void ResetSequence(Shard& shard, int64_t gene, int64_t last_id);
 // The millisecond an id was made in (Unix epoch).
 int64_t GeneIdTimeMs(int64_t id);
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "storage/failure.h"
+#include "storage/files.h"
 #include "weibo/storage.h"
 
 namespace weibo {
@@ -96,6 +97,12 @@ void Stmt::Reset() {
 Shard::Shard(int index, std::string path, bool create, std::vector<std::string>* explain_log)
     : index_(index), path_(std::move(path)), explain_log_(explain_log) {
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+  // Made 0600 before SQLite sees it: SQLite would make it 0644, and it gives the -wal and
+  // -shm files the database's mode (storage/files.h).
+  if (create) {
+    int fd = OpenPrivate(path_, O_RDWR);
+    if (fd >= 0) close(fd);
+  }
   int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message =
@@ -162,7 +169,7 @@ void Shard::Checkpoint(int64_t min_wal_bytes) {
   if (stat(wal.c_str(), &st) != 0 || st.st_size < min_wal_bytes) return;
   // One checkpointer per shard at a time, across processes; TRUNCATE holds off writers.
   std::string lock_path = path_ + ".ckpt";
-  int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = OpenPrivate(lock_path, O_RDWR);
   if (fd < 0) return;
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
     sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);

@@ -19,7 +19,9 @@ bool Exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-bool IsPowerOfTwo(int n) { return n >= 1 && n <= 256 && (n & (n - 1)) == 0; }
+constexpr int kClusterVersion = 1;  // of cluster.json's format
+
+bool IsPowerOfTwo(int n) { return n >= 1 && n <= kMaxShards && (n & (n - 1)) == 0; }
 
 std::string MetaValue(Shard& shard, const std::string& key) {
   Stmt& s = shard.Query("SELECT value FROM meta WHERE key = ?");
@@ -45,7 +47,7 @@ bool LooksLikeShard(const std::string& path) {
 
 Json ClusterConfig::ToJson() const {
   return Json{{"format", "weibo-cluster"},
-              {"version", 1},
+              {"version", kClusterVersion},
               {"cluster_id", cluster_id},
               {"shards", shards},
               {"feed", feed},
@@ -62,6 +64,12 @@ ClusterConfig ClusterConfig::FromJson(const Json& j) {
   ClusterConfig c;
   try {
     if (j.value("format", "") != "weibo-cluster") throw std::runtime_error("not a weibo cluster");
+    // A later format may mean something else by the same fields: refuse rather than guess.
+    const Json& version = j.at("version");
+    if (!version.is_number_integer() || version.get<int64_t>() != kClusterVersion)
+      throw std::runtime_error("version " + version.dump() +
+                               " is not known to this build (it reads version " +
+                               std::to_string(kClusterVersion) + ")");
     c.cluster_id = j.at("cluster_id").get<std::string>();
     c.shards = j.at("shards").get<int>();
     c.feed = j.value("feed", c.feed);
@@ -88,7 +96,7 @@ std::string ShardFileName(int index, int count) {
 }
 
 ShardSet::ShardSet(std::string dir, std::vector<std::string>* explain_log)
-    : dir_(std::move(dir)), explain_log_(explain_log) {
+    : dir_(std::move(dir)), lock_(ClusterLock::Shared(dir_)), explain_log_(explain_log) {
   if (!Exists(dir_))
     Fail(Code::kStorageError, "data directory " + dir_ + " does not exist (run weibo-init)");
   std::ifstream in(dir_ + "/cluster.json");
@@ -158,19 +166,23 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
   if (config.strategy != "gene")
     Fail(Code::kInvalidArgument,
          "--strategy " + config.strategy + " is not available in this build; only gene is");
-  if (config.page_size < 1 || config.page_size > 1000)
+  if (config.page_size < 1 || config.page_size > kMaxPageSize)
     Fail(Code::kInvalidArgument, "--page-size must be from 1 to 1000");
   if (config.inbox_cap < 1) Fail(Code::kInvalidArgument, "--inbox-cap must be at least 1");
   if (config.celebrity_threshold < 1)
     Fail(Code::kInvalidArgument, "--celebrity-threshold must be at least 1");
   if (config.active_list < 1) Fail(Code::kInvalidArgument, "--active-list must be at least 1");
   if (config.tier_fans < 1) Fail(Code::kInvalidArgument, "--tier-fans must be at least 1");
-  if (!Exists(dir) && mkdir(dir.c_str(), 0755) != 0)
+  if (!Exists(dir) && !MakePrivateDir(dir))
     Fail(Code::kStorageError, "cannot create data directory " + dir);
+  // An existing directory too, as initdb does: it is about to hold every user's messages.
+  if (chmod(dir.c_str(), kPrivateDirMode) != 0)
+    Fail(Code::kStorageError, "cannot make data directory " + dir + " private (chmod 0700)");
   std::string json_path = dir + "/cluster.json";
   if (Exists(json_path) && !force)
     Fail(Code::kInvalidArgument,
          "a cluster already exists in " + dir + " (use --force to replace it)");
+  ClusterLock lock = ClusterLock::Exclusive(dir);  // held until the new cluster is written
   // Remove every shard file of the old cluster, whatever its count was.
   for (int i = 0; i < 256; ++i)
     for (int count : {16, 256}) {
@@ -199,13 +211,7 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
     shard.Checkpoint(0);  // the file's own header now carries the application_id
   }
   // cluster.json last: a directory is a cluster only once every shard exists.
-  std::string tmp = json_path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << config.ToJson().dump(2) << "\n";
-    if (!out) Fail(Code::kStorageError, "cannot write " + json_path);
-  }
-  if (std::rename(tmp.c_str(), json_path.c_str()) != 0)
+  if (!WritePrivateFile(json_path, config.ToJson().dump(2) + "\n"))
     Fail(Code::kStorageError, "cannot write " + json_path);
 }
 

@@ -11,10 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "storage/files.h"
 #include "storage/shard.h"
 #include "weibo/storage.h"
 
 namespace weibo {
+
+constexpr int kMaxShards = 256;     // a power of two from 1 to this
+constexpr int kMaxPageSize = 1000;  // comments and reposts per fixed page, from 1
 
 struct ClusterConfig {
   int shards = 16;                      // power of two, 1..256
@@ -33,10 +37,14 @@ struct ClusterConfig {
 
 class ShardSet {
  public:
-  // Opens an initialised data directory; Failure(storage_error) when it is missing, not
-  // initialised, or a shard is missing, foreign, corrupt or from another cluster.
+  // Opens an initialised data directory and holds its shared ClusterLock (storage/files.h)
+  // while it lives; Failure(storage_error) when it is missing, not initialised, of a
+  // cluster.json version this build does not know, or a shard is missing, foreign, corrupt
+  // or from another cluster.
   ShardSet(std::string dir, std::vector<std::string>* explain_log);
-  // Writes cluster.json and N fresh shards. Refuses an existing cluster unless force.
+  // Writes cluster.json and N fresh shards, the directory 0700 and every file 0600.
+  // Refuses an existing cluster unless force, and (storage_error) any cluster a running
+  // process holds open (ClusterLock::Exclusive).
   static void Create(const std::string& dir, ClusterConfig config, bool force);
 
   const ClusterConfig& config() const { return config_; }
@@ -51,6 +59,7 @@ class ShardSet {
  private:
   std::string ShardPath(int index) const;
   std::string dir_;
+  ClusterLock lock_;  // shared, from before cluster.json is read until the shards close
   ClusterConfig config_;
   std::vector<std::unique_ptr<Shard>> shards_;
   std::vector<std::string>* explain_log_;

@@ -49,6 +49,24 @@ std::vector<int64_t> ReadAuthorPart(Shard& shard, int64_t author, int64_t part, 
   return s.Ints();
 }
 
+std::vector<std::pair<int64_t, int64_t>> EmptyPartsAbove(Shard& shard, int64_t part) {
+  Stmt& s = shard.Query(
+      "SELECT user_id, part FROM author_part AS p WHERE part > ? AND NOT EXISTS "
+      "(SELECT 1 FROM author_feed AS f WHERE f.user_id = p.user_id AND f.part = p.part)");
+  s.Bind(1, part);
+  std::vector<std::pair<int64_t, int64_t>> out;
+  while (s.Step()) out.push_back({s.Int(0), s.Int(1)});
+  s.Reset();
+  return out;
+}
+
+void DeleteAuthorPart(Shard& shard, int64_t author, int64_t part) {
+  shard.Query("DELETE FROM author_part WHERE user_id = ? AND part = ?")
+      .Bind(1, author)
+      .Bind(2, part)
+      .Run();
+}
+
 void ScanAuthorPosts(Shard& shard, int64_t max_id, int64_t since_id,
                      const std::function<bool(int64_t msg_id, int64_t author)>& visit) {
   Stmt& s = shard.Query(

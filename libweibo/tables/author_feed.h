@@ -19,17 +19,33 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <utility>
 #include <vector>
+
+#include "storage/gene_id.h"
 
 namespace weibo {
 
 class Shard;
 
-constexpr int64_t kPartitionMs = 7LL * 24 * 3600 * 1000;  // one week per partition
+constexpr int64_t kPartitionMs = kGeneWeekMs;  // one week per partition
+// Partitions that begin inside the id range; the last, 3635, is cut short by its end
+// (2089-09-06), so the id that would start partition 3636 does not fit in 63 bits.
+constexpr int64_t kPartCount = ((int64_t{1} << 41) + kPartitionMs - 1) / kPartitionMs;
 
 inline int64_t PartOf(int64_t msg_id) { return (msg_id >> 22) / kPartitionMs; }
-// The lowest id of partition part.
-inline int64_t PartStart(int64_t part) { return (part * kPartitionMs) << 22; }
+// The lowest id of partition part; saturates: 0 below the range, INT64_MAX above it.
+inline int64_t PartStart(int64_t part) {
+  if (part <= 0) return 0;
+  if (part >= kPartCount) return std::numeric_limits<int64_t>::max();
+  return (part * kPartitionMs) << 22;
+}
+// The highest id of partition part, PartStart(part + 1) - 1, the last partition's being
+// the highest id there is (INT64_MAX).
+inline int64_t PartEnd(int64_t part) {
+  return part >= kPartCount - 1 ? std::numeric_limits<int64_t>::max() : PartStart(part + 1) - 1;
+}
 
 void InsertAuthorFeed(Shard& shard, int64_t author, int64_t msg_id, int type);
 void DeleteAuthorFeed(Shard& shard, int64_t author, int64_t msg_id);
@@ -39,6 +55,11 @@ std::vector<int64_t> AuthorParts(Shard& shard, int64_t author, int64_t part, int
 // posts_only: originals and reposts (what followers see), else every type.
 std::vector<int64_t> ReadAuthorPart(Shard& shard, int64_t author, int64_t part, bool posts_only,
                                     int64_t max_id, int64_t since_id, int64_t limit);
+
+// (author, part) rows of author_part above part that hold no message (weibo-fsck's clock
+// check: partitions in the future left by a clock moved forward), and their removal.
+std::vector<std::pair<int64_t, int64_t>> EmptyPartsAbove(Shard& shard, int64_t part);
+void DeleteAuthorPart(Shard& shard, int64_t author, int64_t part);
 
 // Originals and reposts of every author on the shard, newest first, within since_id < id <
 // max_id (max_id 0: unbounded): one range of index author_feed_by_id (msg_id, type).

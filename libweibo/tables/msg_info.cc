@@ -89,4 +89,12 @@ std::vector<MsgRow> AllMsgs(Shard& shard) {
   return ReadAll(s);
 }
 
+int64_t HighestMsgIdOfGene(Shard& shard, int64_t gene) {
+  Stmt& s = shard.Query("SELECT max(msg_id) FROM msg_info WHERE msg_id % 256 = ?");
+  s.Bind(1, gene);
+  int64_t id = s.Step() ? s.Int(0) : 0;
+  s.Reset();
+  return id;
+}
+
 }  // namespace weibo

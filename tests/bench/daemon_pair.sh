@@ -53,7 +53,7 @@ echo "bench --daemon refusals: ok"
 # A running daemon with a per-peer rate limit refuses a bench that sends as fast as it can:
 # the run stops with unavailable (exit 5), and the message says how to measure.
 "$bin/weibo-init" --data "$work/limited" --shards 4 > /dev/null
-"$bin/weibod" --data "$work/limited" --bind 'tcp://127.0.0.1:*' --rate 5 \
+"$bin/weibod" --data "$work/limited" --bind 'tcp://127.0.0.1:*' --rate 5 --allow-clock \
   > "$work/endpoint" 2> "$work/weibod.log" < /dev/null &
 pid=$!
 for _ in $(seq 200); do [ -s "$work/endpoint" ] && break; sleep 0.05; done

@@ -39,7 +39,7 @@ if [ \$rc -eq 0 ]; then
   data=\${WEIBO_DATA:-./shards}
   case "\$data" in /*) ;; *) data=\$home/\$data ;; esac
   echo "\$data" >"\$home/data"
-  "\$bin/weibo-cluster" --data "\$data" up --nodes 3 --base-port $port 2>>"\$home/up.log" |
+  "\$bin/weibo-cluster" --data "\$data" up --nodes 3 --base-port $port --allow-clock 2>>"\$home/up.log" |
     tail -n 1 >"\$home/endpoint"
 fi
 exit \$rc

@@ -216,7 +216,17 @@ int Hostile(const std::string& endpoint) {
   ExpectError(context, endpoint, "malformed now",
               {R"({"id":"n","op":"user_list","now":"yesterday"})"}, "invalid_request", "n");
   ExpectError(context, endpoint, "now before 2020", {R"({"id":"n2","op":"user_list","now":86400})"},
-              "invalid_request", "n2");
+              "invalid_argument", "n2");
+  // Past the last whole week of the id range (weibo/time.h, kClockLatestMs).
+  ExpectError(context, endpoint, "now in the id range's last week",
+              {R"({"id":"n3","op":"user_list","now":"2089-08-31T00:00:00Z"})"}, "invalid_argument",
+              "n3");
+  // This daemon runs without --allow-clock: a well-formed clock is refused too, since any
+  // client could otherwise move a shard's id sequence (issue 11).
+  ExpectError(context, endpoint, "now without --allow-clock",
+              {R"({"id":"n4","op":"post","args":{"user":"1","content":"x"},)"
+               R"("now":"2089-08-30T23:59:59Z"})"},
+              "invalid_argument", "n4");
   ExpectError(context, endpoint, "init over the daemon",
               {R"({"id":"i","op":"init","args":{"force":true}})"}, "invalid_request", "i");
   ExpectError(context, endpoint, "invalid argument value",

@@ -46,7 +46,7 @@ rc=\$?
 if [ \$rc -eq 0 ]; then
   data=\${WEIBO_DATA:-./shards}
   case "\$data" in /*) ;; *) data=\$home/\$data ;; esac
-  "\$bin/weibod" --data "\$data" --bind 'tcp://127.0.0.1:*' \\
+  "\$bin/weibod" --data "\$data" --bind 'tcp://127.0.0.1:*' --allow-clock \\
     >"\$home/endpoint" 2>>"\$home/weibod.log" </dev/null &
   echo \$! >"\$home/pid"
   for _ in \$(seq 200); do [ -s "\$home/endpoint" ] && break; sleep 0.05; done

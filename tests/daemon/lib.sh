@@ -5,11 +5,24 @@
 #       ready line and sets DAEMON_PID and ENDPOINT; its stderr goes to $DAEMON_LOG.
 #   stop_daemon     SIGTERM, then waits; returns weibod's exit status.
 #   fail MESSAGE    prints it and exits 1 (the EXIT trap stops the daemon).
+#   expect RC STDERR_PATTERN COMMAND...
+#                   runs COMMAND, checks its exit status and that its stderr matches the
+#                   extended regex (its output goes to $work/out and $work/err).
 #   free_port       a loopback TCP port nobody listens on (just released by the kernel).
 
 fail() {
   echo "FAIL: $*" >&2
   exit 1
+}
+
+expect() {
+  local want_rc=$1 pattern=$2 rc
+  shift 2
+  "$@" >"$work/out" 2>"$work/err" </dev/null
+  rc=$?
+  [ "$rc" -eq "$want_rc" ] || fail "$* exited $rc, not $want_rc: $(cat "$work/err")"
+  grep -Eq "$pattern" "$work/err" || fail "$*: stderr '$(cat "$work/err")' does not match '$pattern'"
+  echo "ok   exit $rc: $*"
 }
 
 start_daemon() {

@@ -11,17 +11,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/weibod-lifecycle.XXXXXX")
 trap 'stop_daemon; rm -rf "$work"' EXIT
 data=$work/shards
 
-# expect RC STDERR_PATTERN COMMAND...: exit status and stderr of a command.
-expect() {
-  local want_rc=$1 pattern=$2 rc
-  shift 2
-  "$@" >"$work/out" 2>"$work/err" </dev/null
-  rc=$?
-  [ "$rc" -eq "$want_rc" ] || fail "$* exited $rc, not $want_rc: $(cat "$work/err")"
-  grep -Eq "$pattern" "$work/err" || fail "$*: stderr '$(cat "$work/err")' does not match '$pattern'"
-  echo "ok   exit $rc: $*"
-}
-
 expect 4 '^weibod: error: storage_error: .*run weibo-init' \
   "$WEIBO_BIN/weibod" --data "$data" --bind 'tcp://127.0.0.1:*'
 "$WEIBO_BIN/weibo-init" --data "$data" --shards 4 >/dev/null || fail "weibo-init"
@@ -32,7 +21,7 @@ expect 2 '^weibod: error: invalid_argument: --rate' \
 
 DAEMON_LOG=$work/weibod.log
 # --drain-interval 0: the --async post's jobs below stay pending while both sides read.
-start_daemon "$data" --drain-interval 0
+start_daemon "$data" --drain-interval 0 --allow-clock
 expect 5 "^weibod: error: unavailable: cannot bind '$ENDPOINT': " \
   "$WEIBO_BIN/weibod" --data "$data" --bind "$ENDPOINT"
 expect 2 '^weibo-init: error: invalid_request: init is not served by the daemon' \

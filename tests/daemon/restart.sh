@@ -24,7 +24,7 @@ once() {
   kill -KILL "$DAEMON_PID"
   wait "$DAEMON_PID" 2>/dev/null
   DAEMON_PID=
-  start_daemon "$data"
+  start_daemon "$data" --allow-clock
   second=$(ask "$1")
   [ "$first" = "$second" ] || fail "the retry after a restart got
   $second
@@ -39,7 +39,7 @@ msg_count() {
     sed -n 's/.*"msg_count":\([0-9]*\).*/\1/p'
 }
 
-start_daemon "$data"
+start_daemon "$data" --allow-clock
 now='"now":"2026-01-01T00:00:00Z"'
 once '{"id":"r-add-a","op":"user_add","args":{"name":"alice"},'"$now"'}'
 once '{"id":"r-add-b","op":"user_add","args":{"name":"bob"},'"$now"'}'

@@ -40,8 +40,9 @@ class FuzzCluster {
     Seed();
     weibo::DaemonOptions options;
     options.data_dir = dir_;
-    options.rate = 0;    // no rate limit: every input reaches the op table
-    options.dedup = 64;  // a small dedup window, so eviction runs too
+    options.rate = 0;            // no rate limit: every input reaches the op table
+    options.allow_clock = true;  // inputs with a "now" reach the flows too
+    options.dedup = 64;          // a small dedup window, so eviction runs too
     options.dedup_bytes = 1 << 20;
     service_ = std::make_unique<weibo::daemon::Service>(options);
   }

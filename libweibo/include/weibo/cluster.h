@@ -60,6 +60,7 @@ struct ClusterOptions {
   std::string host = "127.0.0.1";  // the address every endpoint binds to
   std::string weibod;              // the weibod binary; empty: next to the running program
   int wait_ms = 15000;             // up: how long to wait for every node to answer
+  bool allow_clock = false;        // up: start the nodes with --allow-clock (for tests)
   std::function<void(const std::string& line)> print;  // up's output lines
 };
 

@@ -31,6 +31,11 @@ struct DaemonOptions {
   // applied without waiting for weibo-worker, so a running daemon finishes them itself.
   // 0: never (the jobs wait for weibo-worker or a drain request).
   int drain_interval_ms = 1000;
+  // Whether a request's "now" (a fixed clock) is taken. Off: such a request is refused
+  // with invalid_argument, since any client could otherwise move a shard's id sequence
+  // and pull partitions to any time up to 2089 (issue 11). weibod --allow-clock, for
+  // tests and golden runs through a daemon.
+  bool allow_clock = false;
   // Called once the socket is bound, with the endpoint it is bound to (the port chosen
   // for a wildcard one). weibod prints it: the "ready" line.
   std::function<void(const std::string& endpoint)> on_ready;

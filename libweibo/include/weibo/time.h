@@ -20,10 +20,30 @@ std::optional<int64_t> ParseTime(const std::string& text);
 std::string FormatTime(int64_t ms);
 
 // The clocks a message id can carry: the gene method counts milliseconds from 2020-01-01
-// in 41 bits (libweibo/storage/gene_id.h). A clock given from outside must lie in
-// [kEarliestTimeMs, kLatestTimeMs].
+// in 41 bits (libweibo/storage/gene_id.h), to 2089-09-06T15:47:35.551Z.
 constexpr int64_t kEarliestTimeMs = 1577836800000;                           // 2020-01-01
 constexpr int64_t kLatestTimeMs = kEarliestTimeMs + (int64_t{1} << 41) - 1;  // 2089-09-06
+constexpr int64_t kWeekMs = 7LL * 24 * 3600 * 1000;
+
+// The last millisecond a clock given from outside may say (--now, WEIBO_NOW, a request's
+// "now"): the end of the last whole week of the id range, 2089-08-30T23:59:59.999Z. The
+// pull feed partitions an author's posts by week of the id (tables/author_feed.h), and
+// the range's last week is cut short; a clock in it would also leave ids borrowing the
+// next millisecond (NextGeneId) only days before the end of the range.
+constexpr int64_t kClockLatestMs =
+    kEarliestTimeMs + ((kLatestTimeMs - kEarliestTimeMs + 1) / kWeekMs) * kWeekMs - 1;
+
+// The check every edge makes of a clock given from outside: [kEarliestTimeMs,
+// kClockLatestMs].
+inline bool ClockInRange(int64_t ms) { return ms >= kEarliestTimeMs && ms <= kClockLatestMs; }
+
+// The range, as the messages refusing a clock name it:
+// "from 2020-01-01T00:00:00Z to 2089-08-30T23:59:59Z".
+std::string ClockRange();
+
+// ParseTime of a clock given from outside (--now, a request's "now"): nullopt when the
+// text is not a time or the time is not ClockInRange.
+std::optional<int64_t> ParseClock(const std::string& text);
 
 }  // namespace weibo
 

@@ -14,6 +14,7 @@ using test::Cluster;
 DaemonOptions Options(const Cluster& c) {
   DaemonOptions options;
   options.data_dir = c.dir();
+  options.allow_clock = true;  // the requests below carry a clock, as goldens do
   return options;
 }
 
@@ -66,6 +67,25 @@ TEST_CASE("service: user_add, follow and comment retried on a restarted service"
   REQUIRE(c.User(2).at("follow_count") == 1);
   REQUIRE(c.User(2).at("msg_count") == 1);
   REQUIRE(c.Counts(post).at("comments") == 1);
+}
+
+TEST_CASE("service: a request's clock is refused unless the daemon allows it") {
+  Cluster c;
+  int64_t a = c.AddUser("alice");
+  DaemonOptions options = Options(c);
+  options.allow_clock = false;
+  daemon::Service service(options);
+  // The clock a request carries would move the gene's id sequence for every later post.
+  std::string reply =
+      service.Handle("peer", Body("P", "post", R"({"user":"@alice","content":"x"})"));
+  INFO(reply);
+  REQUIRE(reply.find(R"("code":"invalid_argument")") != std::string::npos);
+  REQUIRE(reply.find("--allow-clock") != std::string::npos);
+  REQUIRE(c.User(a).at("msg_count") == 0);
+  // Without a clock of its own the request runs on the daemon's.
+  reply =
+      service.Handle("peer", R"({"id":"Q","op":"post","args":{"user":"@alice","content":"x"}})");
+  REQUIRE(reply.find(R"("ok":true)") != std::string::npos);
 }
 
 }  // namespace

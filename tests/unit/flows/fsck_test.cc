@@ -2,6 +2,8 @@
 // behind the library's back with the raw sqlite3 API) is found, and --repair fixes it.
 #include <algorithm>
 
+#include "storage/clock.h"
+#include "storage/gene_id.h"
 #include "test_support.h"
 
 namespace weibo {
@@ -179,6 +181,40 @@ TEST_CASE("fsck: integrity_check runs on every shard") {
   Json report = w.c.Fsck();
   REQUIRE(report.at("ok") == true);
   REQUIRE(report.at("shards") == 4);
+}
+
+// Issue 11: a clock moved forward drags a gene's id sequence into the future; fsck
+// reports it, the message that holds it there, and the empty partition left behind.
+TEST_CASE("fsck: sequences, partitions and messages ahead of the clock") {
+  Cluster c(ClusterOptions{2, "pull", 2});
+  int64_t a = c.AddUser("a");
+  int64_t b = c.AddUser("b");
+  c.Follow(b, a);
+  c.Post(a, "normal");
+  REQUIRE(c.Fsck().at("ok") == true);
+  c.SetNow(*ParseTime("2089-08-01T00:00:00Z"));
+  int64_t poison = c.Post(a, "poison");
+  REQUIRE(c.Fsck().at("ok") == true);  // under its own clock nothing is ahead
+  c.SetNow(test::kNow);
+  Json report = c.Fsck(true);
+  INFO(report.dump());
+  REQUIRE(report.at("ok") == false);  // a future message is not repaired
+  REQUIRE(ViolationChecks(report) == std::vector<std::string>{"clock", "clock"});
+  REQUIRE_THAT(report["violations"][0]["detail"].get<std::string>(),
+               Catch::Contains("message " + S(poison)) && Catch::Contains("2089-08-01T00:00:00Z"));
+  REQUIRE_THAT(report["violations"][1]["detail"].get<std::string>(),
+               Catch::Contains("gene 1") && Catch::Contains("holds it there"));
+  // Deleted, the message no longer holds the sequence: repair lowers it and drops the
+  // partition of 2089 that is now empty.
+  c.Delete(a, poison);
+  report = c.Fsck();
+  REQUIRE(ViolationChecks(report) == std::vector<std::string>{"clock", "clock"});
+  REQUIRE(c.Fsck(true).at("ok") == true);  // both repaired
+  REQUIRE(c.Fsck().at("ok") == true);
+  int64_t next = c.Post(a, "back to now");
+  REQUIRE(GeneIdTimeMs(next) == test::kNow);
+  REQUIRE(c.TimelineIds(b).front() == next);
+  REQUIRE(c.Fsck().at("ok") == true);
 }
 
 }  // namespace

@@ -4,9 +4,12 @@
 // operations give the same home timelines in push, pull and hybrid.
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <set>
 
+#include "storage/clock.h"
+#include "tables/author_feed.h"
 #include "test_support.h"
 
 namespace weibo {
@@ -317,6 +320,41 @@ TEST_CASE("push mode: pages beyond the inbox cap are served by pulling, nothing 
   for (int i = 0; i < 6; ++i) bobs.push_back(c.Post(b, "b" + std::to_string(i)));
   c.Follow(a, b);
   REQUIRE(c.WholeTimeline(a, 2) == Newest(bobs));
+}
+
+// Issue 11: a post whose id lies in the id range's last week (a clock the edges now refuse,
+// but that the library, and older clusters, may still hold) made PartStart(part + 1)
+// overflow, and the author's whole outbox vanished from pulled timelines.
+TEST_CASE("timeline: posts in the id range's last week and at its highest id are shown") {
+  std::string feed = GENERATE("pull", "hybrid", "push");
+  Cluster c(ClusterOptions{2, feed, 2});
+  int64_t a = c.AddUser("a");
+  int64_t b = c.AddUser("b");
+  c.Follow(b, a);
+  int64_t normal = c.Post(a, "normal");
+  c.SetNow(*ParseTime("2089-09-01T00:00:00Z"));
+  int64_t poison = c.Post(a, "poison");
+  REQUIRE(PartOf(poison) == kPartCount - 1);
+  c.SetNow(test::kNow);
+  int64_t later = c.Post(a, "later");  // the gene's sequence was dragged along
+  REQUIRE(c.TimelineIds(b) == std::vector<int64_t>{later, poison, normal});
+  REQUIRE(c.TimelineIds(a, {{"posts", true}}) == std::vector<int64_t>{later, poison, normal});
+  // Cursors at the top of the id range.
+  Json top{{"max_id", std::to_string(std::numeric_limits<int64_t>::max())}};
+  REQUIRE(c.TimelineIds(b, top) == std::vector<int64_t>{later, poison, normal});
+  REQUIRE(c.TimelineIds(b, {{"since_id", std::to_string(poison)}}) == std::vector<int64_t>{later});
+  // The very highest id there is (gene 1, last millisecond, last sequence).
+  test::RawDb(c.ShardPath(1))
+      .Exec("UPDATE msg_seq SET last_id = " +
+            std::to_string(std::numeric_limits<int64_t>::max() - 510) + " WHERE low8 = 1");
+  int64_t highest = c.Post(a, "highest");
+  REQUIRE(highest == std::numeric_limits<int64_t>::max() - 254);
+  REQUIRE(c.TimelineIds(b) == std::vector<int64_t>{highest, later, poison, normal});
+  REQUIRE(c.TimelineIds(b, top) == std::vector<int64_t>{highest, later, poison, normal});
+  REQUIRE(c.TimelineIds(b, {{"max_id", std::to_string(highest)}}) ==
+          std::vector<int64_t>{later, poison, normal});
+  // No id is left for gene 1: refused, not wrapped to a negative id.
+  REQUIRE(c.CodeOf("post", {{"user", a}, {"content", "none left"}}) == Code::kStorageError);
 }
 
 }  // namespace

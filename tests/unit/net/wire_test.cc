@@ -58,15 +58,22 @@ TEST_CASE("wire: a result reads as Json::parse reads it, at the edges of numbers
   }
 }
 
-TEST_CASE("wire: a request's clock must lie in the message ids' range") {
+TEST_CASE("wire: a request's clock must lie in the message ids' range, up to its last week") {
   WireRequest wire;
-  for (const char* now : {"2019-12-31T23:59:59Z", "2089-09-06T15:47:36Z", "4052-02-01T00:00:00Z"}) {
+  // Out of range is invalid_argument (issue 11: from 2089-08-31 on, the id range's last,
+  // partial week, is refused too); not a time at all is invalid_request.
+  for (const char* now : {"2019-12-31T23:59:59Z", "2089-08-31T00:00:00Z", "2089-09-06T15:47:35Z",
+                          "4052-02-01T00:00:00Z"}) {
     INFO(now);
     std::string body = std::string(R"({"op":"post","now":")") + now + R"(","args":{}})";
-    CHECK_FALSE(ParseRequest(body, WireLimits{}, &wire).ok());
+    Status s = ParseRequest(body, WireLimits{}, &wire);
+    CHECK(s.code() == Code::kInvalidArgument);
+    CHECK_THAT(s.message(), Catch::Contains("to 2089-08-30T23:59:59Z"));
   }
+  CHECK(ParseRequest(R"({"op":"post","now":"yesterday","args":{}})", WireLimits{}, &wire).code() ==
+        Code::kInvalidRequest);
   REQUIRE(
-      ParseRequest(R"({"op":"post","now":"2089-09-06T15:47:35Z","args":{}})", WireLimits{}, &wire)
+      ParseRequest(R"({"op":"post","now":"2089-08-30T23:59:59Z","args":{}})", WireLimits{}, &wire)
           .ok());
 }
 

@@ -8,6 +8,7 @@ namespace weibo {
 namespace {
 
 using test::FailureCode;
+using test::Shown;
 
 const OpSpec& Op(const char* name) {
   const OpSpec* op = FindOperation(name);
@@ -103,6 +104,83 @@ TEST_CASE("names: 1 to 20 code points, no spaces, no '@'") {
   REQUIRE(CodeOf("user_add", {{"name", "\xe3\x80\x80x"}}) == Code::kInvalidArgument);
   REQUIRE(CodeOf("user_add", {{"name", std::string("\xff")}}) == Code::kInvalidUtf8);
   REQUIRE(CodeOf("user_add", {{"name", 7}}) == Code::kInvalidArgument);
+}
+
+// Issue 11 (7): one name however it is typed; no invisible characters in names; no
+// reordering controls in content.
+TEST_CASE("names: kept in NFKC, format characters refused") {
+  auto name = [](const std::string& n) {
+    return ValidateArgs(Op("user_add"), {{"name", n}}).at("name").get<std::string>();
+  };
+  REQUIRE(name("alice") == "alice");
+  REQUIRE(name("\xef\xbd\x81\xef\xbd\x8c\xef\xbd\x89\xef\xbd\x83\xef\xbd\x85") ==
+          "alice");                          // ａｌｉｃｅ
+  REQUIRE(name("e\xcc\x81") == "\xc3\xa9");  // NFD é -> NFC é
+  REQUIRE(name("\xc3\xa9") == "\xc3\xa9");
+  REQUIRE(name("\xe3\x8d\xbf") ==
+          "\xe6\xa0\xaa\xe5\xbc\x8f\xe4\xbc\x9a\xe7\xa4\xbe");              // ㍿ -> 株式会社
+  REQUIRE(name("Alice") == "Alice");                                        // case is kept
+  REQUIRE(name("\xe5\xbe\xae\xe5\x8d\x9a") == "\xe5\xbe\xae\xe5\x8d\x9a");  // 微博
+  // The limits hold for the stored form: ＠ is '@', and 6 ㍿ are 24 code points.
+  REQUIRE(CodeOf("user_add", {{"name",
+                               "a\xef\xbc\xa0"
+                               "b"}}) == Code::kInvalidArgument);
+  REQUIRE(CodeOf("user_add", {{"name", Repeat("\xe3\x8d\xbf", 6)}}) == Code::kInvalidArgument);
+  for (const char* cf : {"\xe2\x80\xae", "\xe2\x80\x8b", "\xe2\x80\x8d", "\xef\xbb\xbf",
+                         "\xe2\x81\xa6", "\xc2\xad"}) {  // RLO, ZWSP, ZWJ, BOM, LRI, SHY
+    INFO(Shown(Json(cf)));
+    REQUIRE(CodeOf("user_add", {{"name", std::string("ali") + cf + "ce"}}) ==
+            Code::kInvalidArgument);
+  }
+  // A user named by @name is looked up by the same form.
+  REQUIRE(ValidateArgs(Op("user_show"),
+                       {{"user", "@\xef\xbd\x81\xef\xbd\x8c\xef\xbd\x89\xef\xbd\x83\xef\xbd\x85"}})
+              .at("user") == "@alice");
+  REQUIRE(CodeOf("user_show", {{"user",
+                                "@ali\xe2\x80\xae"
+                                "ce"}}) == Code::kInvalidArgument);
+}
+
+TEST_CASE("content: bidirectional controls refused, emoji joiners kept") {
+  for (const char* bidi : {"\xe2\x80\xaa", "\xe2\x80\xab", "\xe2\x80\xac", "\xe2\x80\xad",
+                           "\xe2\x80\xae", "\xe2\x81\xa6", "\xe2\x81\xa7", "\xe2\x81\xa8",
+                           "\xe2\x81\xa9"}) {  // U+202A..U+202E, U+2066..U+2069
+    INFO(Shown(Json(bidi)));
+    REQUIRE(CodeOf("post", {{"user", 1}, {"content", std::string("pay ") + bidi + "100"}}) ==
+            Code::kInvalidArgument);
+  }
+  // 👩‍💻 (woman, ZWJ, laptop) and a zero-width non-joiner stay as written.
+  const std::string emoji = "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb";
+  REQUIRE(ValidateArgs(Op("post"), {{"user", 1}, {"content", emoji}}).at("content") == emoji);
+  ValidateArgs(Op("post"), {{"user", 1},
+                            {"content",
+                             "a\xe2\x80\x8c"
+                             "b"}});
+  // Left-to-right and right-to-left marks (U+200E, U+200F) are not embeddings: allowed.
+  ValidateArgs(Op("post"), {{"user", 1}, {"content", "\xd7\xa9\xe2\x80\x8f!"}});
+}
+
+TEST_CASE("init: each setting's message states the range its check holds") {
+  auto message = [](const Json& args) {
+    try {
+      ValidateArgs(Op("init"), args);
+    } catch (const Failure& f) {
+      REQUIRE(f.status().code() == Code::kInvalidArgument);
+      return f.status().message();
+    }
+    FAIL("accepted " << args.dump());
+    return std::string();
+  };
+  REQUIRE(message({{"page_size", -1}}) == "--page-size must be from 1 to 1000");
+  REQUIRE(message({{"page_size", 1001}}) == "--page-size must be from 1 to 1000");
+  REQUIRE(message({{"shards", 0}}) == "--shards must be from 1 to 256");
+  REQUIRE(message({{"shards", 512}}) == "--shards must be from 1 to 256");
+  REQUIRE(message({{"inbox_cap", 0}}) == "--inbox-cap must be from 1 to 1000000");
+  REQUIRE(message({{"tier_fans", -5}}) == "--tier-fans must be from 1 to 1000000");
+  ValidateArgs(Op("init"), {{"page_size", 1000}, {"shards", 256}, {"inbox_cap", 1}});
+  // A page number keeps its own range.
+  REQUIRE(CodeOf("comments", {{"msg", "1"}, {"page", 1000001}}) == Code::kInvalidArgument);
+  ValidateArgs(Op("comments"), {{"msg", "1"}, {"page", 0}});
 }
 
 TEST_CASE("users: a positive 32-bit id (number or digits) or @name") {

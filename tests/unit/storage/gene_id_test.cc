@@ -1,6 +1,7 @@
 // storage/gene_id.cc: message ids by the gene method (SPEC §2).
 #include "storage/gene_id.h"
 
+#include <limits>
 #include <set>
 
 #include "storage/clock.h"
@@ -36,6 +37,52 @@ TEST_CASE("gene ids: the last millisecond is 2089-09-06, and a later clock stays
   // A clock past the range (a fuzzed request once sent the year 4052) is clamped, not
   // shifted out of the 63 bits.
   REQUIRE(GeneIdFloor(*ParseTime("4052-02-01T00:00:00Z"), 7) == last);
+}
+
+TEST_CASE("gene ids: a clock from outside ends with the id range's last whole week") {
+  // Issue 11: a --now in the range's last, partial week (2089-08-31 on) is refused.
+  REQUIRE(kClockLatestMs == *ParseTime("2089-08-30T23:59:59Z") + 999);
+  REQUIRE((kClockLatestMs + 1 - kGeneEpochMs) % kGeneWeekMs == 0);
+  REQUIRE(kClockLatestMs < kGeneLatestMs);
+  REQUIRE(ClockInRange(kGeneEpochMs));
+  REQUIRE(ClockInRange(kClockLatestMs));
+  REQUIRE_FALSE(ClockInRange(kGeneEpochMs - 1));
+  REQUIRE_FALSE(ClockInRange(kClockLatestMs + 1));
+  REQUIRE_FALSE(ClockInRange(*ParseTime("2089-09-01")));
+  REQUIRE_FALSE(ClockInRange(kGeneLatestMs));
+  REQUIRE_FALSE(ClockInRange(std::numeric_limits<int64_t>::max()));
+  REQUIRE_FALSE(ClockInRange(std::numeric_limits<int64_t>::min()));
+  REQUIRE(ClockRange() == "from 2020-01-01T00:00:00Z to 2089-08-30T23:59:59Z");
+  // ParseClock: ParseTime, then ClockInRange (--now).
+  REQUIRE(ParseClock("2089-08-30T23:59:59Z") == std::optional<int64_t>(kClockLatestMs - 999));
+  REQUIRE(ParseClock("2020-01-01") == std::optional<int64_t>(kGeneEpochMs));
+  REQUIRE_FALSE(ParseClock("2089-08-31").has_value());
+  REQUIRE_FALSE(ParseClock("2019-12-31").has_value());
+  REQUIRE_FALSE(ParseClock("yesterday").has_value());
+}
+
+TEST_CASE("gene ids: a sequence at the end of the id range refuses, never wraps negative") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  WriteTxn txn(*shard);
+  // The highest id of gene 7 (last millisecond, last sequence): a sequence a far clock and
+  // borrowing pushed to the end, as the poison post of issue 11 did to a gene.
+  const int64_t top = std::numeric_limits<int64_t>::max() - 0xff + 7;
+  REQUIRE(GeneIdTimeMs(top) == kGeneLatestMs);
+  shard->Query("INSERT INTO msg_seq(low8, last_id) VALUES (7, ?)").Bind(1, top).Run();
+  try {
+    NextGeneId(*shard, 7, kNow);
+    FAIL("an id past the end of the range was handed out");
+  } catch (const Failure& f) {
+    REQUIRE(f.status().code() == Code::kStorageError);
+    REQUIRE_THAT(f.status().message(), Catch::Contains("weibo-fsck --repair"));
+  }
+  // One step below the top still has its next id, the top itself.
+  ResetSequence(*shard, 7, top - 256);
+  REQUIRE(NextGeneId(*shard, 7, kNow) == top);
+  // Other genes are not held up.
+  REQUIRE(NextGeneId(*shard, 8, kNow) == GeneIdFloor(kNow, 8));
+  txn.Commit();
 }
 
 TEST_CASE("gene ids: id mod N == author mod N for every shard count 1..256") {

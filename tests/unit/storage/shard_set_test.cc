@@ -2,6 +2,8 @@
 // every way opening one can fail (SPEC §2, §10 storage_error).
 #include "storage/shard_set.h"
 
+#include <sys/stat.h>
+
 #include <set>
 
 #include "test_support.h"
@@ -243,7 +245,7 @@ TEST_CASE("ClusterConfig: JSON round trip and defaults for optional fields") {
   REQUIRE(back.celebrity_threshold == 3);
   REQUIRE(back.cluster_id == "abc");
   ClusterConfig minimal = ClusterConfig::FromJson(
-      Json{{"format", "weibo-cluster"}, {"cluster_id", "x"}, {"shards", 2}});
+      Json{{"format", "weibo-cluster"}, {"version", 1}, {"cluster_id", "x"}, {"shards", 2}});
   REQUIRE(minimal.feed == "hybrid");
   REQUIRE(minimal.page_size == 20);
   REQUIRE(minimal.inbox_cap == 800);
@@ -317,6 +319,98 @@ TEST_CASE("init through the public API: arguments are checked, the defaults are 
   REQUIRE(j.at("inbox_cap") == 800);
   REQUIRE(j.at("celebrity_threshold") == 10000);
   REQUIRE(std::filesystem::exists(dir.Join("data/shard-15.db")));
+}
+
+// Issue 11 (9): a cluster.json of a format this build does not know is refused, not read
+// as if it were version 1.
+TEST_CASE("ShardSet: a cluster.json version other than 1 is a storage error naming it") {
+  TempDir dir;
+  ShardSet::Create(dir.path(), Config(2), false);
+  Json j = ReadJson(dir.Join("cluster.json"));
+  REQUIRE(j.at("version") == 1);
+  for (const Json& version : {Json(99), Json(0), Json("1"), Json(1.5), Json()}) {
+    Json bad = j;
+    if (version.is_null())
+      bad.erase("version");
+    else
+      bad["version"] = version;
+    std::ofstream(dir.Join("cluster.json")) << bad.dump();
+    INFO(bad.dump());
+    try {
+      ShardSet set(dir.path(), nullptr);
+      FAIL("opened");
+    } catch (const Failure& f) {
+      REQUIRE(f.status().code() == Code::kStorageError);
+      if (!version.is_null()) REQUIRE_THAT(f.status().message(), Catch::Contains(version.dump()));
+    }
+  }
+}
+
+// Issue 11 (8): the directory 0700, every file 0600, whatever the umask.
+TEST_CASE("ShardSet::Create: the directory is 0700 and every file 0600 under umask 000") {
+  TempDir dir;
+  mode_t old = umask(0);
+  struct Restore {
+    mode_t m;
+    ~Restore() { umask(m); }
+  } restore{old};
+  const std::string data = dir.Join("data");
+  ShardSet::Create(data, Config(2), false);
+  {
+    ShardSet set(data, nullptr);
+    WriteTxn txn(set.At(1));
+    set.At(1).Query("INSERT INTO meta(key, value) VALUES ('x', 'y')").Run();
+    txn.Commit();
+    set.At(0).Checkpoint(0);  // makes shard-00.db.ckpt
+    REQUIRE(std::filesystem::exists(data + "/shard-01.db-wal"));
+    REQUIRE(std::filesystem::exists(data + "/shard-01.db-shm"));
+    REQUIRE(std::filesystem::exists(data + "/shard-00.db.ckpt"));
+    REQUIRE(std::filesystem::exists(data + "/cluster.lock"));
+  }
+  auto mode = [](const std::string& path) {
+    struct stat st;
+    REQUIRE(stat(path.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+  };
+  REQUIRE(mode(data) == 0700);
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(data)) {
+    INFO(entry.path());
+    REQUIRE(mode(entry.path()) == 0600);
+    ++files;
+  }
+  REQUIRE(files >= 8);
+  // An existing directory is made private too.
+  const std::string open_dir = dir.Join("open");
+  REQUIRE(mkdir(open_dir.c_str(), 0777) == 0);
+  ShardSet::Create(open_dir, Config(1), false);
+  REQUIRE(mode(open_dir) == 0700);
+}
+
+// Issue 11 (4): init --force never replaces a cluster that is open somewhere. flock locks
+// of two open files conflict within one process too, so one process shows it.
+TEST_CASE("ShardSet::Create with force is refused while the cluster is open") {
+  TempDir dir;
+  ShardSet::Create(dir.path(), Config(2), false);
+  std::string first_id = ReadJson(dir.Join("cluster.json")).at("cluster_id");
+  {
+    ShardSet open(dir.path(), nullptr);
+    open.At(0);
+    try {
+      ShardSet::Create(dir.path(), Config(2), true);
+      FAIL("replaced a cluster in use");
+    } catch (const Failure& f) {
+      REQUIRE(f.status().code() == Code::kStorageError);
+      REQUIRE_THAT(f.status().message(),
+                   Catch::Contains("is in use") && Catch::Contains("cluster.lock"));
+    }
+    REQUIRE(std::filesystem::exists(dir.Join("shard-00.db")));
+    REQUIRE(ReadJson(dir.Join("cluster.json")).at("cluster_id") == first_id);
+    ShardSet again(dir.path(), nullptr);  // shared: any number of processes may open it
+    again.At(1);
+  }
+  ShardSet::Create(dir.path(), Config(2), true);  // closed: replaced
+  REQUIRE(ReadJson(dir.Join("cluster.json")).at("cluster_id") != first_id);
 }
 
 }  // namespace
