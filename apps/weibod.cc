@@ -3,6 +3,8 @@
 // to RunNode (--shards/--join) or RunBroker (--broker).
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "weibo/cli.h"
 #include "weibo/cluster.h"
@@ -18,6 +20,7 @@ int Fail(weibo::Code code, const std::string& message) {
 // The options that make weibod a cluster's broker or one of its nodes (weibo-cluster(1)).
 struct ClusterFlags {
   std::string shards, join, node_name, backend = "tcp://127.0.0.1:5549";
+  std::vector<std::string> layout;  // --layout NODE=LIST, repeated
   bool broker = false;
 };
 
@@ -76,6 +79,10 @@ void AddClusterOptions(CLI::App& app, ClusterFlags& flags) {
   app.add_option("--backend", flags.backend, "broker: the endpoint nodes join")
       ->type_name("ENDPOINT")
       ->capture_default_str();
+  app.add_option("--layout", flags.layout,
+                 "broker: NODE=LIST, repeated: the shards each node owns; no other node may "
+                 "claim them")
+      ->type_name("NODE=LIST");
 }
 
 int Finish(const weibo::Status& status) {
@@ -92,6 +99,14 @@ int ServeAsBroker(const weibo::DaemonOptions& options, const ClusterFlags& flags
   bo.max_depth = options.max_depth;
   bo.on_ready = options.on_ready;
   bo.log = options.log;
+  for (const auto& item : flags.layout) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Fail(weibo::Code::kInvalidArgument, "--layout '" + item + "' is not NODE=LIST");
+    auto list = weibo::ParseShardList(item.substr(eq + 1), 0);
+    if (!list.ok()) return weibo::cli::ReportError("weibod", list.status());
+    bo.layout[item.substr(0, eq)] = list.value();
+  }
   return Finish(weibo::RunBroker(bo));
 }
 
@@ -130,6 +145,8 @@ int main(int argc, char** argv) {
   options.on_ready = [](const std::string& endpoint) { std::cout << endpoint << std::endl; };
   options.log = [](const std::string& line) { std::cerr << "weibod: " << line << std::endl; };
   if (cluster.broker) return ServeAsBroker(options, cluster);
+  if (!cluster.layout.empty())
+    return Fail(weibo::Code::kInvalidArgument, "--layout is the broker's (--broker)");
   if (!cluster.shards.empty() || !cluster.join.empty())
     return ServeAsNode(options, cluster, app.count("--drain-interval") > 0);
   return Finish(weibo::RunDaemon(options));

@@ -3,9 +3,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
-#include <iterator>
 #include <thread>
 
+#include "ops/args.h"
+#include "storage/failure.h"
 #include "weibo/cli.h"
 #include "weibo/render.h"
 #include "weibo/time.h"
@@ -43,7 +44,18 @@ Command::Command(std::string name, std::string description)
 
 std::string Command::Content(const std::string& arg) {
   if (arg != "-") return arg;
-  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  // Never more than content can be: kMaxContent code points of at most 4 bytes, and the
+  // line end dropped below. One byte more proves the input too long without reading the
+  // rest of it (a gigabyte piped in stays in the pipe).
+  constexpr size_t kMaxBytes = kMaxContent * 4 + 2;
+  std::string text(kMaxBytes + 1, '\0');
+  std::cin.read(&text[0], static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(std::cin.gcount()));
+  if (text.size() > kMaxBytes)
+    weibo::Fail(Code::kContentTooLong, "standard input holds more than " +
+                                           std::to_string(kMaxBytes) + " bytes, more than " +
+                                           std::to_string(kMaxContent) +
+                                           " characters can take; the rest was not read");
   if (!text.empty() && text.back() == '\n') text.pop_back();
   if (!text.empty() && text.back() == '\r') text.pop_back();
   return text;
@@ -89,6 +101,8 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
   Request request;
   try {
     request = build();
+  } catch (const Failure& f) {  // Content(): standard input too long
+    return Fail(f.status().code(), f.status().message());
   } catch (const std::exception& e) {
     return Fail(Code::kInvalidArgument, e.what());
   }
@@ -127,6 +141,9 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
     for (const auto& line : executor->Explain()) out << line << "\n";
   }
   std::cout.flush();
+  // A write that committed but left outbox jobs pending succeeded: the result above, exit
+  // 0, and the warning on stderr (weibo(7), WRITES THAT LEAVE JOBS PENDING).
+  for (const auto& warning : executor->Warnings()) ReportWarning(name_, warning, json_ || jsonl_);
   // A report whose "ok" is false (weibo-fsck found violations) exits 1.
   return value.is_object() && value.value("ok", true) == false ? 1 : 0;
 }

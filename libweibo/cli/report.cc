@@ -1,5 +1,5 @@
-// The one error reporter and the one parse-and-exit of every weibo program: the weibo-*
-// commands, weibod, weibo-cluster and the bench's programs (SPEC §10).
+// The one error (and warning) reporter and the one parse-and-exit of every weibo program: the
+// weibo-* commands, weibod, weibo-cluster and the bench's programs (SPEC §10).
 #include <iostream>
 
 #include "weibo/cli.h"
@@ -15,6 +15,13 @@ int ReportError(const std::string& program, const Status& status, bool json) {
     std::cerr << program << ": error: " << CodeName(status.code()) << ": " << status.message()
               << "\n";
   return ExitStatus(status.code());
+}
+
+void ReportWarning(const std::string& program, const std::string& message, bool json) {
+  if (json)
+    std::cerr << Json{{"warning", {{"message", message}}}}.dump() << "\n";
+  else
+    std::cerr << program << ": warning: " << message << "\n";
 }
 
 std::optional<int> ParseArgs(CLI::App& app, int argc, char** argv,

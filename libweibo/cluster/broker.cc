@@ -8,10 +8,17 @@
 //
 // Backend: a ROUTER where nodes connect (the Paranoid Pirate pattern, zguide ch. 4). A node
 // is alive while its heartbeats ("HB", with its registration: name, shards, pid, endpoint)
-// arrive; expiry_ms without one, or a "BYE", and it is dead. A new incarnation (a restarted
-// process) fails what was in flight on the old one. Jobs between nodes ("JOB"/"ACK") are
-// routed by their target shard in the same way; a job for a dead owner is refused at once,
-// so it stays pending at its source until the owner is back.
+// arrive; expiry_ms without one, or a "BYE", and it is dead. Jobs between nodes
+// ("JOB"/"ACK") are routed by their target shard in the same way; a job for a dead owner is
+// refused at once, so it stays pending at its source until the owner is back.
+//
+// Ownership only changes hands between a dead node and a live one: a registration that
+// claims a shard a live node owns, or that the recorded layout (BrokerOptions::layout)
+// gives another node, is refused as a whole ("REFUSED" to its heartbeat socket), and so is
+// a second process under a live node's name until the first one's heartbeats stop (a
+// restarted node is accepted then). A node that dies keeps its layout's shards: they answer
+// unavailable until it is back, never serve from whoever claimed last. Frames other than
+// heartbeats are taken from live nodes only.
 #include <chrono>
 #include <map>
 #include <unordered_map>
@@ -68,7 +75,10 @@ class Broker {
           *endpoint = frontend_endpoint_ =
               net::BindForClients(frontend_, options_.frontend, options_.max_msg_size);
           backend_.set(zmq::sockopt::router_mandatory, true);
-          backend_.set(zmq::sockopt::router_handover, true);
+          // No handover: a second connection under a connected node's routing id (its
+          // name) is turned away, so it cannot take that node's requests. A node that died
+          // has lost its connection with its process, so its restart connects.
+          backend_.set(zmq::sockopt::router_handover, false);
           backend_.set(zmq::sockopt::linger, 1000);
           net::Bind(backend_, options_.backend);
         });
@@ -140,7 +150,7 @@ class Broker {
     }
     if (home >= 0) {
       node = owner_[home];
-      if (node.empty() || !nodes_[node].alive) {
+      if (!Alive(node)) {
         FailClient(f, "shard " + std::to_string(home) + " is unavailable: its node" +
                           (node.empty() ? std::string() : " (" + node + ")") + " is down");
         return;
@@ -162,6 +172,12 @@ class Broker {
     inflight_[tag] = std::move(f);
   }
 
+  // A registered node that is alive (an owner from the layout may never have registered).
+  bool Alive(const std::string& node) const {
+    auto it = nodes_.find(node);
+    return it != nodes_.end() && it->second.alive;
+  }
+
   std::string AnyLiveNode() {
     std::vector<std::string> live;
     for (auto& [name, info] : nodes_)
@@ -178,7 +194,9 @@ class Broker {
                            {"pid", info.pid},
                            {"alive", info.alive},
                            {"shards", info.shards}});
-    return Json{{"broker", frontend_endpoint_}, {"shards", count_}, {"nodes", nodes}};
+    // owners: who the broker routes each shard to, what weibo-cluster status checks.
+    return Json{
+        {"broker", frontend_endpoint_}, {"shards", count_}, {"owners", owner_}, {"nodes", nodes}};
   }
 
   // --- nodes -----------------------------------------------------------------------------
@@ -187,9 +205,10 @@ class Broker {
     const Verb verb = ReadVerb(frames, 1);
     if (verb == Verb::kNone) return;
     const std::string& sender = frames[0];
-    if (verb == Verb::kHeartbeat) {
-      Heartbeat(frames[2]);
-    } else if (verb == Verb::kRep) {
+    if (verb == Verb::kHeartbeat) return Heartbeat(sender, frames[2]);
+    auto from = nodes_.find(sender);
+    if (from == nodes_.end() || !from->second.alive) return;  // not a node of the cluster
+    if (verb == Verb::kRep) {
       auto it = inflight_.find(frames[2]);
       if (it == inflight_.end() || it->second.job) return;  // failed meanwhile
       ReplyClient(it->second.envelope, frames[3]);
@@ -213,43 +232,87 @@ class Broker {
       SendVerbTo(backend_, it->second.envelope[0], Verb::kAck, {it->second.envelope[1], frames[3]});
       inflight_.erase(it);
     } else if (verb == Verb::kBye) {
-      auto it = nodes_.find(sender);
-      if (it != nodes_.end() && it->second.alive) Down(it->second, "stopped");
+      Down(from->second, "stopped");
     }
   }
 
-  void Heartbeat(const std::string& body) {
+  void Heartbeat(const std::string& sender, const std::string& body) {
     Json reg = Json::parse(body, nullptr, false);
     if (!reg.is_object()) return;
     try {
       const std::string name = reg.at("node").get<std::string>();
       int count = reg.at("count").get<int>();
       if (count_ == 0) {
+        if (count < 1) return;
         count_ = count;
         owner_.assign(count_, "");
+        laid_out_.assign(count_, "");
+        for (const auto& [node, shards] : options_.layout)
+          for (int s : shards)
+            if (s >= 0 && s < count_) owner_[s] = laid_out_[s] = node;
       } else if (count != count_) {
         Log("node " + name + " has " + std::to_string(count) + " shards, the cluster " +
             std::to_string(count_) + ": ignored");
         return;
       }
-      NodeInfo& info = nodes_[name];
       const std::string incarnation = reg.at("incarnation").get<std::string>();
-      if (info.alive && info.incarnation != incarnation) Down(info, "restarted");
+      const std::vector<int> shards = reg.at("shards").get<std::vector<int>>();
+      auto known = nodes_.find(name);
+      bool live = known != nodes_.end() && known->second.alive;
+      if (live && known->second.incarnation != incarnation)
+        return Refuse(sender, name, incarnation,
+                      "node " + name + " is alive as pid " + std::to_string(known->second.pid) +
+                          "; a restarted node is taken once its heartbeats stop",
+                      true);
+      if (!live) {
+        std::string conflict = Conflict(name, shards);
+        if (!conflict.empty()) return Refuse(sender, name, incarnation, conflict, false);
+      }
+      NodeInfo& info = nodes_[name];
       info.name = name;
       info.endpoint = reg.value("endpoint", "");
       info.pid = reg.value("pid", int64_t{0});
       info.incarnation = incarnation;
-      info.shards = reg.at("shards").get<std::vector<int>>();
       info.last_heartbeat = SteadyClock::now();
-      if (!info.alive) {
+      if (!info.alive) {  // the claim Conflict allowed; a live node's shards never change
         info.alive = true;
-        for (int s : info.shards)
-          if (s >= 0 && s < count_) owner_[s] = name;
+        info.shards = shards;
+        for (int s : info.shards) owner_[s] = name;
         Log("node " + name + " is alive (pid " + std::to_string(info.pid) + ")");
       }
     } catch (const std::exception& e) {
       Log(std::string("bad heartbeat: ") + e.what());
     }
+  }
+
+  // Why node `name` may not own `shards`, or "" when it may. With a layout a laid-out shard
+  // only ever goes to its node, so when that node dies ownership is the layout's again at
+  // once; a shard outside the layout goes to a claimant only while its owner is dead.
+  std::string Conflict(const std::string& name, const std::vector<int>& shards) {
+    for (int s : shards) {
+      const std::string shard = "shard " + std::to_string(s);
+      if (s < 0 || s >= count_)
+        return shard + " does not exist (the cluster has " + std::to_string(count_) + ")";
+      if (!laid_out_[s].empty() && laid_out_[s] != name)
+        return shard + " belongs to " + laid_out_[s] + " in the cluster's layout";
+      const std::string& owner = owner_[s];
+      if (owner != name && Alive(owner))
+        return shard + " is owned by " + owner + ", which is alive";
+    }
+    return "";
+  }
+
+  // Answers a refused registration on the socket it came from; a node of ours logs the
+  // reason and exits, or with `retry` heartbeats on until it is taken (weibod(1)). Logged
+  // once per process that is refused.
+  void Refuse(const std::string& sender, const std::string& name, const std::string& incarnation,
+              const std::string& why, bool retry) {
+    SendVerbTo(backend_, sender, Verb::kRefused, {EncodeRefusal(why, retry)});
+    auto logged = refused_.find(name);
+    if (logged != refused_.end() && logged->second == incarnation) return;
+    if (refused_.size() > 1000) refused_.clear();  // bounded, whatever a peer sends
+    refused_[name] = incarnation;
+    Log("node " + name + " refused: " + why);
   }
 
   void Job(const std::string& origin, const std::string& tag, const std::string& body) {
@@ -259,8 +322,7 @@ class Broker {
     int target = JobTarget(body);
     if (target < 0 || target >= count_) return refuse("a job without a valid target shard");
     const std::string node = owner_[target];
-    if (node.empty() || !nodes_[node].alive)
-      return refuse("shard " + std::to_string(target) + "'s node is down");
+    if (!Alive(node)) return refuse("shard " + std::to_string(target) + "'s node is down");
     const std::string own_tag = std::to_string(++next_tag_);
     if (!SendVerbTo(backend_, node, Verb::kJob, {own_tag, body}))
       return refuse("node " + node + " is not connected");
@@ -282,6 +344,8 @@ class Broker {
   void Down(NodeInfo& info, const std::string& why) {
     info.alive = false;
     Log("node " + info.name + " is down (" + why + ")");
+    // Its shards stay its own (owner_ unchanged): they answer unavailable until it is back
+    // or, for a shard outside the layout, until another node claims it (Conflict).
     for (auto it = inflight_.begin(); it != inflight_.end();) {
       if (it->second.node != info.name) {
         ++it;
@@ -301,9 +365,11 @@ class Broker {
   zmq::socket_t frontend_;
   zmq::socket_t backend_;
   std::string frontend_endpoint_;
-  int count_ = 0;                   // shards in the cluster, from the first heartbeat
-  std::vector<std::string> owner_;  // shard -> node name
+  int count_ = 0;                      // shards in the cluster, from the first heartbeat
+  std::vector<std::string> owner_;     // shard -> node name
+  std::vector<std::string> laid_out_;  // shard -> its node in options_.layout, or ""
   std::map<std::string, NodeInfo> nodes_;
+  std::map<std::string, std::string> refused_;  // node name -> incarnation last refused
   std::unordered_map<std::string, InFlight> inflight_;
   uint64_t next_tag_ = 0;
   size_t round_robin_ = 0;

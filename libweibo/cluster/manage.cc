@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <thread>
 
 #include "cluster/supervisor.h"
@@ -15,7 +16,7 @@ namespace {
 
 using cluster::Absolute;
 using cluster::AskBroker;
-using cluster::BrokerSaysAlive;
+using cluster::BrokerRoutes;
 using cluster::ReadJson;
 using cluster::Running;
 using cluster::Spawn;
@@ -32,6 +33,9 @@ struct Layout {
   std::string broker;        // the broker's frontend, where clients connect
   std::string backend;       // the broker's backend, where nodes join
   bool allow_clock = false;  // the nodes take a request's "now" (weibod --allow-clock)
+  // node i -> the shards it owns: those s with s mod K = i. The broker is told it, so that
+  // no other process can take a shard over (weibod(1), REFUSED).
+  std::vector<std::vector<int>> owned;
 };
 
 std::string Endpoint(const std::string& host, int port) {
@@ -80,22 +84,30 @@ Status ReadLayout(const ClusterOptions& options, const std::string& dir, const J
   out->host = host;
   out->broker = Endpoint(host, base);
   out->backend = Endpoint(host, base + 1 + k);
+  out->owned.assign(k, {});
+  for (int s = 0; s < out->shards; ++s) out->owned[s % k].push_back(s);
   return Status::Ok();
 }
 
-// Starts the broker unless the one recorded in *broker is running, and records it there.
+// Starts the broker, with the layout, unless the one recorded in *broker is running, and
+// records it there.
 Status StartBroker(const std::string& weibod, const std::string& dir, const Layout& layout,
                    Json* broker) {
   if (Running(broker->value("pid", int64_t{0}))) return Status::Ok();
-  int64_t pid = Spawn({weibod, "--broker", "--bind", layout.broker, "--backend", layout.backend},
-                      dir + "/broker.log");
+  std::vector<std::string> argv = {weibod,        "--broker",  "--bind",
+                                   layout.broker, "--backend", layout.backend};
+  for (int i = 0; i < layout.nodes; ++i) {
+    argv.push_back("--layout");
+    argv.push_back("node" + std::to_string(i) + "=" + ShardList(layout.owned[i]));
+  }
+  int64_t pid = Spawn(argv, dir + "/broker.log");
   if (pid <= 0) return Status(Code::kUnavailable, "cannot start " + weibod);
   *broker = Json{{"pid", pid}, {"endpoint", layout.broker}, {"backend", layout.backend}};
   return Status::Ok();
 }
 
 // Starts every node of *nodes (K records) whose recorded process is not running; node i
-// owns the shards s with s mod K = i.
+// owns layout.owned[i].
 Status StartNodes(const std::string& weibod, const std::string& dir, const Layout& layout,
                   Json* nodes) {
   const int k = layout.nodes;
@@ -103,9 +115,7 @@ Status StartNodes(const std::string& weibod, const std::string& dir, const Layou
   for (int i = 0; i < k; ++i) {
     Json& node = (*nodes)[i];
     if (node.is_object() && Running(node.value("pid", int64_t{0}))) continue;
-    std::vector<int> shards;
-    for (int s = 0; s < layout.shards; ++s)
-      if (s % k == i) shards.push_back(s);
+    const std::vector<int>& shards = layout.owned[i];
     const std::string name = "node" + std::to_string(i);
     const std::string endpoint = Endpoint(layout.host, layout.base_port + 1 + i);
     std::vector<std::string> argv = {
@@ -119,28 +129,42 @@ Status StartNodes(const std::string& weibod, const std::string& dir, const Layou
   return Status::Ok();
 }
 
-// Waits until the broker answers and reports every node alive; unavailable, with the last
+// Waits until the broker answers, reports every node alive and routes its shards to it;
+// unavailable, with the last
 // line of its log, as soon as one of them has exited, or after wait_ms.
+// logs_from: the size of each log (by file name) before up started anything, so that
+// only this start's lines are quoted.
 Status AwaitNodes(const std::string& dir, const Layout& layout, const Json& broker,
-                  const Json& nodes, int wait_ms) {
+                  const Json& nodes, int wait_ms, const std::map<std::string, int64_t>& logs_from) {
+  auto tail = [&](const std::string& name) {
+    const std::string file = name + ".log";
+    auto from = logs_from.find(file);
+    std::string last = LogTail(dir + "/" + file, from == logs_from.end() ? 0 : from->second);
+    return (last.empty() ? "it wrote nothing to its log" : last) + " (see " + file + ")";
+  };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   for (;;) {
     if (!Running(broker.value("pid", int64_t{0})))
-      return Status(Code::kUnavailable,
-                    "the broker exited: " + LogTail(dir + "/broker.log") + " (see broker.log)");
+      return Status(Code::kUnavailable, "the broker exited: " + tail("broker"));
     Json view = AskBroker(layout.broker, 500);
     bool all = true;
+    std::string waiting;
     for (const auto& node : nodes) {
       const std::string name = node.value("node", "");
       if (!Running(node.value("pid", int64_t{0})))
-        return Status(Code::kUnavailable, name + " exited: " + LogTail(dir + "/" + name + ".log") +
-                                              " (see " + name + ".log)");
-      all = all && BrokerSaysAlive(view, name, node.value("pid", int64_t{0}));
+        return Status(Code::kUnavailable, name + " exited: " + tail(name));
+      if (!BrokerRoutes(view, name, node.value("pid", int64_t{0}),
+                        node.value("shards", std::vector<int>{}))) {
+        all = false;
+        waiting = name;
+      }
     }
     if (all) return Status::Ok();
     if (std::chrono::steady_clock::now() > deadline)
       return Status(Code::kUnavailable,
-                    "the nodes did not all answer within " + std::to_string(wait_ms) + " ms");
+                    "the nodes did not all answer within " + std::to_string(wait_ms) +
+                        " ms: the broker does not route " + waiting + "'s shards to it" +
+                        (view.is_object() ? "" : " (the broker does not answer)"));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
@@ -168,6 +192,11 @@ Status ClusterUp(const ClusterOptions& options) {
   const std::string weibod = options.weibod.empty() ? WeibodNextToProgram() : options.weibod;
   Json broker = state.is_object() ? state.value("broker", Json::object()) : Json::object();
   Json nodes = state.is_object() ? state.value("node_list", Json::array()) : Json::array();
+  std::map<std::string, int64_t> logs_from;
+  for (int i = -1; i < layout.nodes; ++i) {
+    const std::string file = (i < 0 ? "broker" : "node" + std::to_string(i)) + ".log";
+    logs_from[file] = LogSize(dir + "/" + file);
+  }
   Status started = StartBroker(weibod, dir, layout, &broker);
   if (started.ok()) started = StartNodes(weibod, dir, layout, &nodes);
   if (!started.ok()) return started;
@@ -178,7 +207,7 @@ Status ClusterUp(const ClusterOptions& options) {
                {"node_list", nodes}};
   Status written = WriteState(dir, state);
   if (!written.ok()) return written;
-  Status answered = AwaitNodes(dir, layout, broker, nodes, options.wait_ms);
+  Status answered = AwaitNodes(dir, layout, broker, nodes, options.wait_ms, logs_from);
   if (!answered.ok()) return answered;
   PrintUp(options, layout, nodes);
   return Status::Ok();

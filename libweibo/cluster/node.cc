@@ -55,7 +55,7 @@ void Node::Serve() {
   std::thread heartbeat([this] { Heartbeat(); });
   auto next_drain = SteadyClock::now();
   auto last_idle = SteadyClock::now();
-  while (!daemon::StopSignals::Stopped()) {
+  while (!daemon::StopSignals::Stopped() && !refused_) {
     try {
       while (!queue_.empty() && !daemon::StopSignals::Stopped()) {
         Frames frames = std::move(queue_.front());
@@ -84,7 +84,7 @@ void Node::Serve() {
       if (e.num() != EINTR) Log(std::string("socket error: ") + e.what());
     }
   }
-  SendVerb(broker_, Verb::kBye, {});
+  if (!refused_) SendVerb(broker_, Verb::kBye, {});
   stop_ = true;
   heartbeat.join();
 }
@@ -106,10 +106,32 @@ void Node::Heartbeat() {
               {"count", shards_.count()},
               {"shards", options_.shards}};
   const std::string body = reg.dump();
+  SteadyClock::time_point first_refusal, last_refusal;
   while (!stop_) {
     SendVerb(socket, Verb::kHeartbeat, {body});
-    for (int waited = 0; waited < options_.heartbeat_ms && !stop_; waited += 10)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int waited = 0; waited < options_.heartbeat_ms && !stop_; waited += 10) {
+      zmq::pollitem_t item{socket.handle(), 0, ZMQ_POLLIN, 0};
+      if (zmq::poll(&item, 1, std::chrono::milliseconds(10)) == 0) continue;
+      Frames frames;
+      while (RecvFrames(socket, &frames)) {
+        std::string reason;
+        bool retry = false;
+        if (ReadVerb(frames, 0) != Verb::kRefused || !DecodeRefusal(frames[1], &reason, &retry))
+          continue;
+        const auto now = SteadyClock::now();
+        // A gap of a few heartbeats without a refusal: it was taken in between.
+        if (now - last_refusal > std::chrono::milliseconds(3 * options_.heartbeat_ms)) {
+          first_refusal = now;
+          Log("the broker refused this node: " + reason + (retry ? " (retrying)" : ""));
+        }
+        last_refusal = now;
+        if (!retry || now - first_refusal > std::chrono::milliseconds(kRefusedGiveUpMs)) {
+          refusal_ = reason;
+          refused_ = true;  // after refusal_: Refused() reads it once this is set
+          return;
+        }
+      }
+    }
   }
 }
 
@@ -210,6 +232,9 @@ Status RunNode(const NodeOptions& options) {
       options.daemon.log("node " + options.name + " serving " + options.daemon.data_dir + " on " +
                          endpoint + ", joined " + options.join);
     node.Serve();
+    const std::string refused = node.Refused();
+    if (!refused.empty())
+      return Status(Code::kUnavailable, "the broker refused node " + options.name + ": " + refused);
     if (options.daemon.log) options.daemon.log("node " + options.name + " stopped");
     return Status::Ok();
   } catch (const Failure& f) {

@@ -13,7 +13,12 @@
 //             whose home shard this node owns (others are refused with invalid_request).
 //   heartbeat thread: its own DEALER to the backend, sending ["HB", registration] every
 //             heartbeat_ms, so a node busy with a long request is still alive and a
-//             restarted broker learns the node again from the next heartbeat.
+//             restarted broker learns the node again from the next heartbeat. In:
+//             ["REFUSED", refusal] when the broker will not give this node its shards
+//             (another live node owns them, or the layout gives them to another): the
+//             node stops and RunNode returns unavailable with the reason; with retry (a
+//             live process under this node's name, e.g. this node's previous run not yet
+//             expired) only after kRefusedGiveUpMs of refusals.
 //
 // Jobs: when a drain (jobs.cc) meets a job for a shard another node owns, Deliver sends it
 // through the broker and waits for the ACK. While it waits it keeps serving JOBs sent to
@@ -47,8 +52,11 @@ class Node : public JobTransport {
   // Binds the node's own endpoint and connects to the broker; the endpoint bound in
   // *endpoint. invalid_argument or unavailable as RunDaemon.
   Status Start(std::string* endpoint);
-  // Serves until SIGTERM or SIGINT (daemon/signals.h), then says BYE to the broker.
+  // Serves until SIGTERM or SIGINT (daemon/signals.h), then says BYE to the broker; or
+  // until the broker refuses this node's registration (Refused).
   void Serve();
+  // Why the broker refused this node's registration (Serve returned because of it), or "".
+  std::string Refused() const { return refused_ ? refusal_ : std::string(); }
 
   // JobTransport (cluster/node_jobs.cc)
   bool Owns(int shard) const override {
@@ -58,7 +66,8 @@ class Node : public JobTransport {
   void DeliverBatch(const std::vector<JobRow>& jobs, std::vector<bool>* acked) override;
 
  private:
-  static constexpr int kPollMs = 50;  // how soon a signal, a request or an ACK is seen
+  static constexpr int kPollMs = 50;              // how soon a signal, a request or an ACK is seen
+  static constexpr int kRefusedGiveUpMs = 10000;  // a broker's expiry is 1.5 s by default
 
   void Log(const std::string& line);
   void Heartbeat();
@@ -81,6 +90,8 @@ class Node : public JobTransport {
   uint64_t next_tag_ = 0;
   std::map<std::string, bool> stray_acks_;  // tag -> ok, read by a nested delivery
   std::atomic<bool> stop_{false};
+  std::atomic<bool> refused_{false};  // set by the heartbeat thread
+  std::string refusal_;               // written before refused_ is set, read after
 };
 
 }  // namespace weibo::cluster

@@ -16,7 +16,7 @@ struct VerbSpec {
 constexpr VerbSpec kVerbs[] = {
     {Verb::kHeartbeat, "HB", 1}, {Verb::kBye, "BYE", 0},           {Verb::kReq, "REQ", 3},
     {Verb::kRep, "REP", 2},      {Verb::kRedirect, "REDIRECT", 2}, {Verb::kJob, "JOB", 2},
-    {Verb::kAck, "ACK", 2},
+    {Verb::kAck, "ACK", 2},      {Verb::kRefused, "REFUSED", 1},
 };
 
 const char* NameOf(Verb verb) {
@@ -77,6 +77,18 @@ std::string AckRefused(const std::string& why) {
 bool AckOk(const std::string& body) {
   Json ack = Json::parse(body, nullptr, false);
   return ack.is_object() && ack.value("ok", false);
+}
+
+std::string EncodeRefusal(const std::string& reason, bool retry) {
+  return Json{{"reason", reason}, {"retry", retry}}.dump();
+}
+
+bool DecodeRefusal(const std::string& body, std::string* reason, bool* retry) {
+  Json why = Json::parse(body, nullptr, false);
+  if (!why.is_object()) return false;
+  *reason = why.value("reason", std::string("no reason given"));
+  *retry = why.value("retry", false);
+  return true;
 }
 
 }  // namespace weibo::cluster

@@ -26,6 +26,7 @@ enum class Verb {
   kRedirect,   // REDIRECT tag shard
   kJob,        // JOB tag job
   kAck,        // ACK tag ack
+  kRefused,    // REFUSED refusal (broker to a node's heartbeat socket)
 };
 
 // The verb at frames[at] when at least the frames it carries follow it (a message may
@@ -50,6 +51,12 @@ std::string AckApplied(bool applied);
 std::string AckRefused(const std::string& why);
 // Whether an ACK body says the job was applied (now or before).
 bool AckOk(const std::string& body);
+
+// REFUSED bodies: why the broker will not give a registering node its shards, and whether
+// the node should heartbeat on (retry: a live process holds its name) or give up.
+std::string EncodeRefusal(const std::string& reason, bool retry);
+// false when body is not a refusal.
+bool DecodeRefusal(const std::string& body, std::string* reason, bool* retry);
 
 }  // namespace weibo::cluster
 

@@ -22,8 +22,9 @@ Result<Json> ClusterStatus(const ClusterOptions& options) {
   for (const auto& node : state.value("node_list", Json::array())) {
     int64_t pid = node.value("pid", int64_t{0});
     const std::string name = node.value("node", "");
-    bool alive =
-        cluster::Running(pid) && (!view.is_object() || cluster::BrokerSaysAlive(view, name, pid));
+    // With the broker down, no node serves: each is alive only as the broker routes it.
+    bool alive = cluster::Running(pid) &&
+                 cluster::BrokerRoutes(view, name, pid, node.value("shards", std::vector<int>{}));
     nodes.push_back(Json{{"node", name},
                          {"endpoint", node.value("endpoint", "")},
                          {"pid", pid},

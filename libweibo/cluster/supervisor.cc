@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -69,6 +71,7 @@ bool Running(int64_t pid) {
 
 // Starts argv detached; returns the daemon's pid, or -1.
 int64_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
+  const std::string exec_failed = "weibo-cluster: cannot execute " + argv.at(0) + ": ";
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return -1;
   pid_t child = fork();
@@ -96,6 +99,12 @@ int64_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execv(args[0], args.data());
+    // Said in the log, where up looks for why a daemon exited (stderr is the log here);
+    // the text was made before the fork, as only async-signal-safe calls belong here.
+    const char* why = std::strerror(errno);
+    (void)!write(2, exec_failed.data(), exec_failed.size());
+    (void)!write(2, why, std::strlen(why));
+    (void)!write(2, "\n", 1);
     _exit(127);
   }
   close(fds[1]);
@@ -122,8 +131,12 @@ Json AskBroker(const std::string& endpoint, int timeout_ms) {
   return r.ok() ? r.value() : Json();
 }
 
-bool BrokerSaysAlive(const Json& view, const std::string& node, int64_t pid) {
+bool BrokerRoutes(const Json& view, const std::string& node, int64_t pid,
+                  const std::vector<int>& shards) {
   if (!view.is_object()) return false;
+  const Json owners = view.value("owners", Json::array());
+  for (int s : shards)
+    if (s < 0 || static_cast<size_t>(s) >= owners.size() || owners[s] != node) return false;
   for (const auto& n : view.value("nodes", Json::array()))
     if (n.value("node", "") == node) return n.value("alive", false) && n.value("pid", 0) == pid;
   return false;
@@ -133,12 +146,18 @@ bool BrokerSaysAlive(const Json& view, const std::string& node, int64_t pid) {
 
 namespace weibo {
 
-std::string LogTail(const std::string& path) {
+std::string LogTail(const std::string& path, int64_t from) {
   std::ifstream in(path);
+  if (from > 0) in.seekg(from);
   std::string line, last;
   while (std::getline(in, line))
     if (!line.empty()) last = line;
   return last;
+}
+
+int64_t LogSize(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : 0;
 }
 
 std::string WeibodNextToProgram() {

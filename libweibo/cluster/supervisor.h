@@ -27,8 +27,11 @@ int64_t Spawn(const std::vector<std::string>& argv, const std::string& log);
 
 // The broker's own view of the nodes (the cluster_status request), or null.
 Json AskBroker(const std::string& endpoint, int timeout_ms);
-// Whether that view has node alive with this pid.
-bool BrokerSaysAlive(const Json& view, const std::string& node, int64_t pid);
+// Whether that view has node alive with this pid and routes every one of its shards to
+// it: a heartbeat alone does not make a node serve (a shard claimed by another process
+// would answer unavailable).
+bool BrokerRoutes(const Json& view, const std::string& node, int64_t pid,
+                  const std::vector<int>& shards);
 
 }  // namespace weibo::cluster
 

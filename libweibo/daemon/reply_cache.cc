@@ -2,19 +2,26 @@
 
 namespace weibo::daemon {
 
-const std::string* ReplyCache::Find(const std::string& id) const {
+ReplyCache::Match ReplyCache::Find(const std::string& id, const std::string& fingerprint,
+                                   const std::string** reply) const {
   auto it = replies_.find(id);
-  return it == replies_.end() ? nullptr : &it->second;
+  if (it == replies_.end()) return Match::kNone;
+  if (it->second.fingerprint != fingerprint) return Match::kReused;
+  *reply = &it->second.reply;
+  return Match::kSame;
 }
 
-void ReplyCache::Put(const std::string& id, const std::string& reply) {
-  if (max_entries_ == 0 || reply.size() + id.size() > max_bytes_) return;
-  if (!replies_.emplace(id, reply).second) return;
+void ReplyCache::Put(const std::string& id, const std::string& fingerprint,
+                     const std::string& reply) {
+  const size_t size = id.size() + fingerprint.size() + reply.size();
+  if (max_entries_ == 0 || size > max_bytes_) return;
+  if (!replies_.emplace(id, Kept{fingerprint, reply}).second) return;
   order_.push_back(id);
-  bytes_ += id.size() + reply.size();
+  bytes_ += size;
   while (order_.size() > max_entries_ || bytes_ > max_bytes_) {
     auto oldest = replies_.find(order_.front());
-    bytes_ -= oldest->first.size() + oldest->second.size();
+    bytes_ -=
+        oldest->first.size() + oldest->second.fingerprint.size() + oldest->second.reply.size();
     replies_.erase(oldest);
     order_.pop_front();
   }

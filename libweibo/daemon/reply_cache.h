@@ -5,8 +5,10 @@
 // transactions (tables/request_log.h), for a retry that reaches a restarted daemon.
 //
 // Invariants: at most max_entries replies and max_bytes bytes of them are kept; the
-// oldest is dropped first; an id is kept once (a second Put of a kept id is ignored, so
-// the first reply is the one every retry gets).
+// oldest is dropped first; an id is kept once, with the fingerprint of the request it
+// answered (a second Put of a kept id is ignored, so the first reply is the one every
+// retry gets); a kept id sent with another fingerprint is a different request and is
+// never answered with the kept reply.
 #ifndef WEIBO_DAEMON_REPLY_CACHE_H_
 #define WEIBO_DAEMON_REPLY_CACHE_H_
 
@@ -22,13 +24,19 @@ class ReplyCache {
   ReplyCache(size_t max_entries, size_t max_bytes)
       : max_entries_(max_entries), max_bytes_(max_bytes) {}
 
-  // The reply kept for id, or nullptr.
-  const std::string* Find(const std::string& id) const;
-  void Put(const std::string& id, const std::string& reply);
+  enum class Match { kNone, kSame, kReused };
+  // kSame: id is kept for this fingerprint, and *reply is its reply. kReused: id is kept
+  // for another request (RequestFingerprint, tables/request_log.h). kNone: not kept.
+  Match Find(const std::string& id, const std::string& fingerprint,
+             const std::string** reply) const;
+  void Put(const std::string& id, const std::string& fingerprint, const std::string& reply);
 
  private:
+  struct Kept {
+    std::string fingerprint, reply;
+  };
   size_t max_entries_, max_bytes_, bytes_ = 0;
-  std::unordered_map<std::string, std::string> replies_;
+  std::unordered_map<std::string, Kept> replies_;
   std::deque<std::string> order_;  // ids, oldest first
 };
 

@@ -1,5 +1,6 @@
 #include "daemon/service.h"
 
+#include "tables/request_log.h"
 #include "weibo/ops.h"
 
 namespace weibo::daemon {
@@ -58,10 +59,21 @@ void Service::Handle(const std::string& peer, const std::string& body,
                                                    " requests a second; retry later"),
                     nullptr));
   const std::string id = wire.id.is_string() ? wire.id.get<std::string>() : "";
-  if (!id.empty()) {
-    if (const std::string* kept = replies_.Find(id)) return answer(*kept);
-  }
   Request& request = wire.request;
+  std::string fingerprint;
+  if (!id.empty()) {
+    fingerprint = RequestFingerprint(request.op, request.args);
+    const std::string* kept = nullptr;
+    switch (replies_.Find(id, fingerprint, &kept)) {
+      case ReplyCache::Match::kSame:
+        return answer(*kept);
+      case ReplyCache::Match::kReused:
+        return answer(
+            EncodeReply(wire.id, Status(Code::kInvalidRequest, kRequestIdReused), nullptr));
+      case ReplyCache::Match::kNone:
+        break;
+    }
+  }
   request.id = id;  // recorded with the write it applies: the dedup window outlives a restart
   const OpSpec* op = FindOperation(request.op);
   if (op != nullptr && op->local != nullptr)  // it would replace the files served here
@@ -80,8 +92,13 @@ void Service::Handle(const std::string& peer, const std::string& body,
   Executor& executor = explaining ? *explaining : *executor_;
   Result<Json> result = executor.Execute(request);
   std::vector<std::string> explain = executor.Explain();
-  std::string reply = EncodeReply(wire.id, result, wire.explain ? &explain : nullptr);
-  if (!id.empty() && op != nullptr && op->writes) replies_.Put(id, reply);
+  std::vector<std::string> warnings = executor.Warnings();
+  std::string reply = EncodeReply(wire.id, result, wire.explain ? &explain : nullptr, &warnings);
+  // Refused as a reused id by the shard's request_log: the id stays the recorded request's,
+  // whose retry must still find its own reply, not be kept here under this one.
+  const bool reused = !result.ok() && result.status().code() == Code::kInvalidRequest &&
+                      result.status().message() == kRequestIdReused;
+  if (!id.empty() && op != nullptr && op->writes && !reused) replies_.Put(id, fingerprint, reply);
   answer(reply);
 }  // the result, the request and the explaining executor are freed here, after the answer
 

@@ -14,22 +14,54 @@ void Context::Enqueue(Shard& source, int target, const char* kind, const Json& p
 }
 
 void Context::Settle() {
-  if (drain_) DrainCreated(*this);
+  if (!drain_) return;
+  try {
+    DrainCreated(*this);
+  } catch (const std::exception& e) {
+    LeftPending(e);
+  }
+}
+
+void Context::LeftPending(const std::exception& cause) {
+  int64_t pending = 0;
+  for (const JobRef& ref : created_) {
+    try {
+      JobRow row;
+      if (GetJob(shards_.At(ref.shard), ref.local_id, &row) && row.state == 0) ++pending;
+    } catch (const std::exception&) {  // its source cannot be read: it is not done
+      ++pending;
+    }
+  }
+  created_.clear();
+  warnings_.push_back("the write is committed, but " +
+                      (pending > 0 ? std::to_string(pending) + " outbox job(s) are"
+                                   : std::string("outbox jobs are")) +
+                      " left pending for weibo-worker or weibod: " + cause.what());
 }
 
 std::optional<int64_t> Context::Replayed(Shard& home) {
   if (request_id_.empty()) return std::nullopt;
   auto row = FindRequest(home, request_id_);
-  if (!row || row->op != request_op_) return std::nullopt;
+  if (!row) return std::nullopt;
+  // An empty fingerprint: a row from before schema version 9, matched on its op alone.
+  if (row->op != request_op_ ||
+      (!row->fingerprint.empty() && row->fingerprint != request_fingerprint_))
+    Fail(Code::kInvalidRequest, kRequestIdReused);
   return row->result;
 }
 
 void Context::RecordApplied(Shard& home, int64_t result) {
-  if (!request_id_.empty()) RecordRequest(home, request_id_, request_op_, result, Clock().NowMs());
+  if (!request_id_.empty())
+    RecordRequest(home, request_id_, request_op_, request_fingerprint_, result, Clock().NowMs());
 }
 
 void Context::SettleReplayed() {
-  if (drain_) DrainAllPending(*this);
+  if (!drain_) return;
+  try {
+    DrainAllPending(*this);
+  } catch (const std::exception& e) {
+    LeftPending(e);
+  }
 }
 
 int64_t Context::ResolveUser(const Json& arg) {

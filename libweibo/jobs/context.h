@@ -59,22 +59,30 @@ class Context {
   // Writes a job into source's open transaction and remembers it for draining.
   void Enqueue(Shard& source, int target, const char* kind, const Json& payload);
   std::vector<JobRef>& created_jobs() { return created_; }
-  // Applies the jobs this request created, unless --async asked not to (SPEC §5).
+  // Applies the jobs this request created, unless --async asked not to (SPEC §5). A flow
+  // calls it once its own transaction has committed, so it does not fail: the write is
+  // done. When applying a job fails (a target shard missing, the disk full), what is left
+  // pending stays in the outbox for weibo-worker or a daemon, and warnings() says how
+  // many jobs that is and why (weibo(7), WRITES THAT LEAVE JOBS PENDING).
   void Settle();
   void set_drain(bool drain) { drain_ = drain; }
   // A cluster node's job transport (jobs/transport.h), or nullptr when embedded.
   JobTransport* transport() const { return transport_; }
   void set_transport(JobTransport* transport) { transport_ = transport; }
 
-  // The request's id and op (weibo::Request::id): empty id when embedded.
-  void set_request(std::string id, std::string op) {
+  // The request's id, op and fingerprint (weibo::Request::id, RequestFingerprint in
+  // tables/request_log.h): empty id when embedded.
+  void set_request(std::string id, std::string op, std::string fingerprint) {
     request_id_ = std::move(id);
     request_op_ = std::move(op);
+    request_fingerprint_ = std::move(fingerprint);
   }
   const std::string& request_id() const { return request_id_; }
   // The durable dedup window (tables/request_log.h). Replayed: when this request's id is
-  // already recorded on home for the same op, its recorded result (the created message or
-  // user id, or 0) — the request was applied before and must apply nothing now. Call it
+  // already recorded on home for the same op and args, its recorded result (the created
+  // message or user id, or 0) — the request was applied before and must apply nothing
+  // now. The id recorded with another op or other args: Failure(invalid_request, "request
+  // id reused"), since answering the first request's reply would swallow this one. Call it
   // inside home's write transaction, before any write, to be exact; a call before the
   // transaction is only a shortcut. Always nullopt without an id.
   std::optional<int64_t> Replayed(Shard& home);
@@ -83,8 +91,11 @@ class Context {
   void RecordApplied(Shard& home, int64_t result);
   // Settle for a replayed request: the first run may have died before its jobs (or the
   // jobs they create) were applied, and their ids are not known here, so this applies
-  // every pending job (as weibo-worker does; idempotent), unless --async.
+  // every pending job (as weibo-worker does; idempotent), unless --async. Does not fail
+  // either (Settle).
   void SettleReplayed();
+  // The warnings of Settle and SettleReplayed, one line each (Executor::Warnings).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   // A user given as a number or "@name"; Failure(not_found) when there is none.
   int64_t ResolveUser(const Json& arg);
@@ -92,6 +103,8 @@ class Context {
   MsgRow RequireMsg(int64_t id);
 
  private:
+  // After a drain failed with `cause`: counts the created jobs still pending into a warning.
+  void LeftPending(const std::exception& cause);
   ShardSet& shards_;
   Clock clock_;
   GroupCommit own_group_commit_;
@@ -99,7 +112,8 @@ class Context {
   std::vector<JobRef> created_;
   bool drain_ = true;
   JobTransport* transport_ = nullptr;
-  std::string request_id_, request_op_;
+  std::string request_id_, request_op_, request_fingerprint_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace weibo

@@ -56,6 +56,7 @@ class Remote : public Executor {
 
   Result<Json> Execute(const Request& request) override {
     explain_.clear();
+    warnings_.clear();
     if (sodium_init() < 0) return Status(Code::kUnavailable, "libsodium failed to start");
     const std::string id = request.id.empty() ? NewRequestId() : request.id;
     std::string body;
@@ -80,6 +81,7 @@ class Remote : public Executor {
         if (AwaitReply(id, slice, &reply)) {
           if (!reply.status.ok()) return reply.status;
           explain_ = std::move(reply.explain);
+          warnings_ = std::move(reply.warnings);
           return std::move(reply.result);
         }
         socket_.reset();  // Lazy Pirate: a fresh socket for the next attempt
@@ -94,6 +96,7 @@ class Remote : public Executor {
   }
 
   std::vector<std::string> Explain() const override { return explain_; }
+  std::vector<std::string> Warnings() const override { return warnings_; }
 
  private:
   Status Open() {
@@ -145,7 +148,7 @@ class Remote : public Executor {
   RemoteOptions options_;
   zmq::context_t context_;
   std::unique_ptr<zmq::socket_t> socket_;  // declared after context_: closed before it
-  std::vector<std::string> explain_;
+  std::vector<std::string> explain_, warnings_;
 };
 
 }  // namespace

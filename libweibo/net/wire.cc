@@ -186,18 +186,32 @@ std::string EncodeRequest(const std::string& id, const Request& request, const s
 }
 
 std::string EncodeReply(const Json& id, const Result<Json>& result,
-                        const std::vector<std::string>* explain) {
+                        const std::vector<std::string>* explain,
+                        const std::vector<std::string>* warnings) {
   if (result.ok()) {
     // Written piece by piece: a result can be large (a page of rendered messages), and
     // putting it into a reply object would copy it whole before dumping it.
     std::string reply = "{\"id\":" + Dump(id) + ",\"ok\":true,\"result\":" + Dump(result.value());
     if (explain) reply += ",\"explain\":" + Dump(Json(*explain));
+    if (warnings && !warnings->empty()) reply += ",\"warnings\":" + Dump(Json(*warnings));
     reply += '}';
     return reply;
   }
   Json j = {{"id", id}, {"ok", false}};
   j["error"] = {{"code", CodeName(result.status().code())}, {"message", result.status().message()}};
   return Dump(j);
+}
+
+// The optional array of strings j[key] into *lines; false when it is something else.
+static bool ReadLines(const Json& j, const char* key, std::vector<std::string>* lines) {
+  auto it = j.find(key);
+  if (it == j.end()) return true;
+  if (!it->is_array()) return false;
+  for (const auto& line : *it) {
+    if (!line.is_string()) return false;
+    lines->push_back(line.get<std::string>());
+  }
+  return true;
 }
 
 bool ParseReply(const std::string& body, WireReply* out) {
@@ -210,15 +224,7 @@ bool ParseReply(const std::string& body, WireReply* out) {
   if (j["ok"].get<bool>()) {
     if (!j.contains("result")) return false;
     out->result = std::move(j["result"]);  // a page of messages: moved, not copied
-    auto ex = j.find("explain");
-    if (ex != j.end()) {
-      if (!ex->is_array()) return false;
-      for (const auto& line : *ex) {
-        if (!line.is_string()) return false;
-        out->explain.push_back(line.get<std::string>());
-      }
-    }
-    return true;
+    return ReadLines(j, "explain", &out->explain) && ReadLines(j, "warnings", &out->warnings);
   }
   const Json& error = j.contains("error") ? j["error"] : Json();
   if (!error.is_object() || !error.contains("code") || !error["code"].is_string() ||

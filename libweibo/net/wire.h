@@ -41,10 +41,12 @@ Status ParseRequest(const std::string& body, const WireLimits& limits, WireReque
 std::string EncodeRequest(const std::string& id, const Request& request, const std::string& token,
                           bool explain);
 
-// The body of a reply: {"id","ok":true,"result"} (with "explain" when explain is given) or
-// {"id","ok":false,"error":{"code","message"}}. Invalid UTF-8 in a message is replaced.
+// The body of a reply: {"id","ok":true,"result"} (with "explain" when explain is given,
+// "warnings" when warnings holds any) or {"id","ok":false,"error":{"code","message"}}.
+// Invalid UTF-8 in a message is replaced.
 std::string EncodeReply(const Json& id, const Result<Json>& result,
-                        const std::vector<std::string>* explain);
+                        const std::vector<std::string>* explain,
+                        const std::vector<std::string>* warnings = nullptr);
 
 // A reply as the client received it.
 struct WireReply {
@@ -52,6 +54,7 @@ struct WireReply {
   Status status;  // ok, or the error the daemon replied
   Json result;
   std::vector<std::string> explain;
+  std::vector<std::string> warnings;  // Executor::Warnings of the daemon's run
 };
 
 // Reads a reply body into *out; false when it is not a reply of this protocol.

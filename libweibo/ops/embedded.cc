@@ -9,6 +9,7 @@
 #include "jobs/jobs.h"
 #include "ops/args.h"
 #include "storage/failure.h"
+#include "tables/request_log.h"
 #include "weibo/ops.h"
 #include "weibo/time.h"
 
@@ -30,6 +31,7 @@ class Embedded : public Executor {
 
   Result<Json> Execute(const Request& request) override {
     log_.clear();
+    warnings_.clear();
     try {
       const OpSpec* op = FindOperation(request.op);
       if (op == nullptr) Fail(Code::kInvalidRequest, "unknown op '" + request.op + "'");
@@ -51,9 +53,11 @@ class Embedded : public Executor {
                   group_commit_);
       ctx.set_drain(options_.drain && !request.async);
       ctx.set_transport(options_.transport);
-      ctx.set_request(request.id, request.op);
+      ctx.set_request(request.id, request.op,
+                      request.id.empty() ? "" : RequestFingerprint(request.op, request.args));
       Json result = op->handler(ctx, args);
-      if (op->writes) shards_->CheckpointOpened();
+      warnings_ = ctx.warnings();
+      if (op->writes) Checkpoint();
       return result;
     } catch (const Failure& f) {
       return f.status();
@@ -65,13 +69,28 @@ class Embedded : public Executor {
   }
 
   std::vector<std::string> Explain() const override { return log_; }
+  std::vector<std::string> Warnings() const override { return warnings_; }
 
  private:
+  // After a write has committed: a checkpoint that fails (the disk full) loses nothing —
+  // the WAL still holds every commit — and the write must not be reported as failed.
+  void Checkpoint() {
+    try {
+      shards_->CheckpointOpened();
+    } catch (const std::exception& e) {
+      warnings_.push_back(
+          std::string("the write is committed, but the checkpoint after it failed (a later "
+                      "one copies the WAL back): ") +
+          e.what());
+    }
+  }
+
   std::vector<std::string>* Log() { return options_.explain ? &log_ : nullptr; }
   EmbeddedOptions options_;
   std::unique_ptr<ShardSet> shards_;
   GroupCommit group_commit_;  // the deliveries of every request, synced together
   std::vector<std::string> log_;
+  std::vector<std::string> warnings_;  // of the last Execute
 };
 
 }  // namespace

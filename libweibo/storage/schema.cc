@@ -116,6 +116,12 @@ CREATE INDEX author_feed_by_id ON author_feed(msg_id, type);
     R"sql(
 DROP INDEX msg_index_by_author;
 )sql",
+    // 9: request_log.fingerprint (tables/request_log.h): the same request id with another
+    //    op or other args is refused instead of being answered with the first one's reply.
+    //    Rows recorded before have '' and keep matching on the id and op, as they did.
+    R"sql(
+ALTER TABLE request_log ADD COLUMN fingerprint TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);

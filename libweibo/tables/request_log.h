@@ -9,6 +9,10 @@
 //    disk or neither is. A shard never records a request whose home is another shard.
 //  - result is what the flow needs to rebuild its reply: the created message or user id,
 //    0 for ops whose reply follows from their arguments.
+//  - fingerprint is RequestFingerprint of the request's op and args: an id names one
+//    request, and the same id with other content is refused (Context::Replayed), never
+//    answered with the first request's reply. Rows written before schema version 9 have
+//    an empty fingerprint and match on the id and op alone.
 //  - Only requests that carry an id are recorded (daemon and cluster requests); an
 //    embedded command has none and writes no row.
 //  - Bounded: each RecordRequest also deletes up to kRequestPrunePerWrite of the oldest
@@ -24,6 +28,8 @@
 #include <optional>
 #include <string>
 
+#include "weibo/storage.h"  // Json
+
 namespace weibo {
 
 class Shard;
@@ -31,18 +37,28 @@ class Shard;
 constexpr int64_t kRequestWindowMs = 24LL * 3600 * 1000;  // an id is kept at least a day...
 constexpr int64_t kRequestLogCap = 100000;                // ...unless this many came after it
 constexpr int64_t kRequestPrunePerWrite = 4;
+// The message of the invalid_request refusing an id sent before with other content
+// (weibod(1), Retries), from the daemon's memory or from this table alike.
+constexpr const char* kRequestIdReused = "request id reused";
 
 struct RequestLogRow {
   std::string op;
   int64_t result = 0;
   int64_t time = 0;
+  std::string fingerprint;  // empty in rows older than the column
 };
+
+// What makes two requests with one id the same request: BLAKE2b-128 (libsodium's
+// crypto_generichash) of the op and of the args in canonical form (object keys sorted, no
+// whitespace), as 32 hex digits. A retry sends the same op and args, so it has the same
+// fingerprint; the clock ("now") and "async" are how to run it, not what it asks.
+std::string RequestFingerprint(const std::string& op, const Json& args);
 
 std::optional<RequestLogRow> FindRequest(Shard& shard, const std::string& request_id);
 // In shard's open write transaction: records the id (a second record of one id is
 // ignored) and prunes (above). now_ms: the wall clock.
 void RecordRequest(Shard& shard, const std::string& request_id, const std::string& op,
-                   int64_t result, int64_t now_ms);
+                   const std::string& fingerprint, int64_t result, int64_t now_ms);
 int64_t CountRequests(Shard& shard);
 
 }  // namespace weibo

@@ -53,4 +53,19 @@ for p in $pids; do
 done
 "$WEIBO_BIN/weibo-cluster" --data "$data" status >/dev/null 2>&1
 [ $? -eq 1 ] || fail "status after down should exit 1"
+
+# A daemon that cannot start says why in up's error, quoting only this start's log lines:
+# a weibod next to weibo-cluster that cannot be executed, and an old line in broker.log.
+mkdir "$WORK/bin"
+cp "$WEIBO_BIN/weibo-cluster" "$WORK/bin/"
+printf 'not a program\n' > "$WORK/bin/weibod"
+echo "weibod: an earlier broker's last line" >> "$data/broker.log"
+out=$("$WORK/bin/weibo-cluster" --data "$data" up --nodes 2 --base-port "$(free_base_port 2)" 2>&1)
+rc=$?
+[ $rc -eq 5 ] || fail "up with a weibod that cannot run: exit $rc, want 5: $out"
+case "$out" in
+  *"the broker exited: weibo-cluster: cannot execute $WORK/bin/weibod: Permission denied (see broker.log)"*) ;;
+  *) fail "up does not say why the broker did not start: $out" ;;
+esac
+"$WEIBO_BIN/weibo-cluster" --data "$data" down || fail "down after a failed up"
 echo "cluster lifecycle: ok"

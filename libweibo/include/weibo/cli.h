@@ -21,6 +21,10 @@ namespace weibo::cli {
 // Prints status to standard error as "<program>: error: <code>: <message>" or, with
 // json, as {"error":{"code":...,"message":...}}; returns the exit status of its code.
 int ReportError(const std::string& program, const Status& status, bool json = false);
+// Prints a warning of a request that succeeded (a committed write whose outbox jobs are
+// left pending, Executor::Warnings) to standard error as "<program>: warning: <message>"
+// or, with json, as {"warning":{"message":...}}.
+void ReportWarning(const std::string& program, const std::string& message, bool json = false);
 
 // Parses argv into app. nullopt: go on. Otherwise the program exits with the value: 0
 // once --help or --version printed, else the parse error's, reported by ReportError
@@ -63,7 +67,8 @@ class Command {
 
   CLI::App& app() { return app_; }
   // Content is the argument itself, or standard input when it is "-" (one trailing
-  // newline is dropped).
+  // newline is dropped). Standard input is read up to what 140 code points can take
+  // (562 bytes); more throws content_too_long without reading the rest.
   static std::string Content(const std::string& arg);
 
   // Parses argv, runs the request build() returns, prints the result; returns the exit

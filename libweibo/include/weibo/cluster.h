@@ -13,6 +13,7 @@
 #define WEIBO_CLUSTER_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct BrokerOptions {
   std::string frontend = "tcp://127.0.0.1:5550";  // clients connect here
   std::string backend = "tcp://127.0.0.1:5549";   // nodes connect here
   int expiry_ms = 1500;                           // silent this long: the node is dead
+  // The layout weibo-cluster up recorded: node name -> the shards it owns. A node claiming
+  // a shard the layout gives another is refused, and a shard whose node is down stays
+  // that node's (unavailable) until it is back. Empty: a shard goes to the first node
+  // that claims it while no live node owns it. Either way a claim for a shard that a live
+  // node owns is refused (weibod(1), CLUSTER PROTOCOL, REFUSED).
+  std::map<std::string, std::vector<int>> layout;
   size_t max_msg_size = 64 * 1024;
   int max_depth = 32;
   std::function<void(const std::string& endpoint)> on_ready;  // the frontend, once bound
@@ -69,7 +76,9 @@ struct ClusterOptions {
 // endpoint last.
 Status ClusterUp(const ClusterOptions& options);
 // {"broker","broker_pid","broker_alive","nodes":[{"node","endpoint","pid","alive","shards"}]};
-// not_found with no cluster.
+// not_found with no cluster. A node is alive when its process runs and the broker routes
+// every shard of its layout to it (the broker's cluster_status "owners"), not only when it
+// heartbeats; broker_alive is false when the broker does not answer.
 Result<Json> ClusterStatus(const ClusterOptions& options);
 // What weibo-cluster status prints of a ClusterStatus: with json the object on one line;
 // else "broker ENDPOINT pid PID up|down", then "NODE ENDPOINT pid PID up|down shards
@@ -84,7 +93,11 @@ Status ClusterDown(const ClusterOptions& options);
 // installed), else "weibod", to be found on PATH.
 std::string WeibodNextToProgram();
 // The last line of a daemon's log that is not empty ("" for none): why it did not start.
-std::string LogTail(const std::string& path);
+// from: a byte offset; only what was written after it counts (the log is appended to by
+// every start, and an earlier process's last line would tell the wrong story).
+std::string LogTail(const std::string& path, int64_t from = 0);
+// The size of a file, 0 when it does not exist: where a new process's lines begin.
+int64_t LogSize(const std::string& path);
 
 }  // namespace weibo
 

@@ -70,6 +70,11 @@ class Executor {
   // The statements run by the last Execute, one line each ("shard-03: SELECT ..."),
   // when explain was asked for; empty otherwise.
   virtual std::vector<std::string> Explain() const { return {}; }
+  // What the last Execute warns of, one line each, when it succeeded all the same: a
+  // write that committed but could not apply all of its outbox jobs, which stay pending
+  // for weibo-worker or a daemon (weibo(7), WRITES THAT LEAVE JOBS PENDING). Empty
+  // otherwise. A remote executor returns the daemon's (the reply's "warnings").
+  virtual std::vector<std::string> Warnings() const { return {}; }
   // Called by a server with nothing to do: finishes deferred work (the group commit).
   virtual void Idle() {}
 };

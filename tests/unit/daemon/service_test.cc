@@ -88,5 +88,80 @@ TEST_CASE("service: a request's clock is refused unless the daemon allows it") {
   REQUIRE(reply.find(R"("ok":true)") != std::string::npos);
 }
 
+// Issue 11, defect 2: an id names one request. Sent again with another op or other args
+// it is refused, from memory and, after a restart, from the shard's request_log; never
+// answered with the first request's reply while the second is dropped.
+const char kReused[] = R"({"code":"invalid_request","message":"request id reused"})";
+
+bool Refused(const std::string& reply) { return reply.find(kReused) != std::string::npos; }
+
+TEST_CASE("service: a request id sent again with another op or other args is refused") {
+  Cluster c;
+  int64_t a = c.AddUser("alice");
+  c.AddUser("bob");
+  const std::string post = Body("R", "post", R"({"user":"@alice","content":"one"})");
+  const std::vector<std::string> others = {
+      Body("R", "post", R"({"user":"@alice","content":"two"})"),
+      Body("R", "post", R"({"user":"@bob","content":"one"})"),
+      Body("R", "user_add", R"({"name":"carol"})"),
+      Body("R", "follow", R"({"user":"@alice","target":"@bob"})"),
+  };
+  std::string first;
+  {
+    daemon::Service service(Options(c));
+    first = service.Handle("peer", post);
+    REQUIRE(first.find(R"("ok":true)") != std::string::npos);
+    for (const auto& other : others) {
+      INFO(other);
+      REQUIRE(Refused(service.Handle("another peer", other)));
+    }
+    REQUIRE(service.Handle("peer", post) == first);  // the retry itself, from memory
+    // The args are compared in canonical form: keys in another order are the same args.
+    REQUIRE(service.Handle("peer", Body("R", "post", R"({"content":"one","user":"@alice"})")) ==
+            first);
+  }
+  REQUIRE(c.User(a).at("msg_count") == 1);
+  REQUIRE(c.Run("user_list").size() == 2);  // no carol
+  REQUIRE(c.User(a).at("follow_count") == 0);
+
+  // Restarted: memory is empty, the shards remember. The other content whose home is
+  // the first request's (alice's shard) is refused; the retry is still answered.
+  daemon::Service restarted(Options(c));
+  const int64_t msg = test::IdOf(Json::parse(first).at("result"));
+  const std::vector<std::string> durable = {
+      others[0],
+      others[3],
+      Body("R", "delete", R"({"user":"@alice","msg":")" + std::to_string(msg) + R"("})"),
+  };
+  for (const auto& other : durable) {
+    INFO(other);
+    REQUIRE(Refused(restarted.Handle("peer", other)));
+  }
+  REQUIRE(restarted.Handle("peer", post) == first);
+  REQUIRE(c.User(a).at("msg_count") == 1);
+  REQUIRE(c.User(a).at("follow_count") == 0);
+  // fsck at the requests' clock: the posts are in the future of the test cluster's own.
+  c.SetNow(1767225600000);  // 2026-01-01T00:00:00Z
+  REQUIRE(c.Fsck().at("ok") == true);
+}
+
+TEST_CASE("service: request_log rows from before the fingerprint still replay by id and op") {
+  Cluster c;
+  int64_t a = c.AddUser("alice");
+  const std::string post = Body("OLD", "post", R"({"user":"@alice","content":"one"})");
+  std::string first = daemon::Service(Options(c)).Handle("peer", post);
+  REQUIRE(first.find(R"("ok":true)") != std::string::npos);
+  // As schema version 8 wrote it: no fingerprint (migration 9 gives old rows '').
+  test::RawDb(c.ShardPath(static_cast<int>(a % c.shards())))
+      .Exec("UPDATE request_log SET fingerprint = '' WHERE request_id = 'OLD'");
+  REQUIRE(daemon::Service(Options(c)).Handle("peer", post) == first);
+  c.AddUser("bob");
+  REQUIRE(
+      Refused(daemon::Service(Options(c))
+                  .Handle("peer", Body("OLD", "follow", R"({"user":"@alice","target":"@bob"})"))));
+  REQUIRE(c.User(a).at("msg_count") == 1);
+  REQUIRE(c.User(a).at("follow_count") == 0);
+}
+
 }  // namespace
 }  // namespace weibo

@@ -157,14 +157,30 @@ TEST_CASE("request id: a failed write records nothing, so its retry runs again")
   REQUIRE(TryWithId(c, "P", "post", {{"user", "@nobody"}, {"content", "x"}}).ok());
 }
 
-TEST_CASE("request id: an id recorded for another op does not replay") {
+// Issue 11, defect 2: an id names one request (op and args). Once recorded, the same id
+// with another op or other args is refused and applies nothing; it neither replays the
+// first request's result nor runs unrecorded.
+TEST_CASE("request id: an id recorded for another op or other args is refused") {
   Cluster c;
   int64_t a = c.AddUser("alice");
   int64_t b = c.AddUser("bob");
   RunWithId(c, "R", "follow", {{"user", a}, {"target", b}});
-  Json m = RunWithId(c, "R", "post", {{"user", a}, {"content", "x"}});
-  REQUIRE(m.at("content") == "x");
-  REQUIRE(c.User(a).at("msg_count") == 1);
+  std::string before = test::DumpCluster(c.dir(), c.shards());
+  for (const auto& [op, args] :
+       std::vector<std::pair<std::string, Json>>{{"post", {{"user", a}, {"content", "x"}}},
+                                                 {"unfollow", {{"user", a}, {"target", b}}},
+                                                 {"follow", {{"user", a}, {"target", "@bob"}}}}) {
+    Result<Json> r = TryWithId(c, "R", op, args);
+    INFO(op << " " << args.dump());
+    REQUIRE_FALSE(r.ok());
+    REQUIRE(r.status().code() == Code::kInvalidRequest);
+    REQUIRE(r.status().message() == "request id reused");
+  }
+  REQUIRE(test::DumpCluster(c.dir(), c.shards()) == before);
+  REQUIRE(c.User(a).at("msg_count") == 0);
+  // The request itself still replays.
+  RunWithId(c, "R", "follow", {{"user", a}, {"target", b}});
+  REQUIRE(c.User(a).at("follow_count") == 1);
 }
 
 }  // namespace

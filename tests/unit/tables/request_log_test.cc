@@ -14,7 +14,7 @@ constexpr int64_t kT = 1700000000000LL;
 
 void Record(Shard& shard, const std::string& id, int64_t result, int64_t now) {
   WriteTxn txn(shard);
-  RecordRequest(shard, id, "post", result, now);
+  RecordRequest(shard, id, "post", RequestFingerprint("post", Json{{"n", result}}), result, now);
   txn.Commit();
 }
 
@@ -28,10 +28,23 @@ TEST_CASE("request_log: an id is found with its op and result; the first record 
   REQUIRE(row->op == "post");
   REQUIRE(row->result == 42);
   REQUIRE(row->time == kT);
+  REQUIRE(row->fingerprint == RequestFingerprint("post", Json{{"n", 42}}));
   Record(*shard, "r1", 43, kT + 1);
   REQUIRE(FindRequest(*shard, "r1")->result == 42);
   REQUIRE(CountRequests(*shard) == 1);
   REQUIRE_FALSE(FindRequest(*shard, "r2"));
+}
+
+TEST_CASE("request_log: a fingerprint is of the op and the args in canonical form") {
+  const std::string fp = RequestFingerprint("post", Json{{"user", "@a"}, {"content", "x"}});
+  REQUIRE(fp.size() == 32);
+  REQUIRE(fp.find_first_not_of("0123456789abcdef") == std::string::npos);
+  // Json keeps keys in the order given: the fingerprint does not.
+  REQUIRE(RequestFingerprint("post", Json{{"content", "x"}, {"user", "@a"}}) == fp);
+  REQUIRE(RequestFingerprint("post", Json{{"user", "@a"}, {"content", "y"}}) != fp);
+  REQUIRE(RequestFingerprint("post", Json{{"user", "@b"}, {"content", "x"}}) != fp);
+  REQUIRE(RequestFingerprint("delete", Json{{"user", "@a"}, {"content", "x"}}) != fp);
+  REQUIRE(RequestFingerprint("post", Json{{"user", 1}, {"content", "x"}}) != fp);
 }
 
 TEST_CASE("request_log: a rolled-back transaction records nothing") {
@@ -39,7 +52,7 @@ TEST_CASE("request_log: a rolled-back transaction records nothing") {
   auto shard = FreshShard(dir);
   {
     WriteTxn txn(*shard);
-    RecordRequest(*shard, "r1", "post", 1, kT);
+    RecordRequest(*shard, "r1", "post", "", 1, kT);
   }
   REQUIRE_FALSE(FindRequest(*shard, "r1"));
 }
