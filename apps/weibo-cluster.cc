@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   up->add_flag("--allow-clock", options.allow_clock,
                "start the nodes with --allow-clock: they take a request's fixed clock (tests)");
+  up->add_flag("--auth", options.auth,
+               "start the nodes with --auth: every request needs an access token");
   CLI::App* status = app.add_subcommand("status", "show the broker and each node");
   status->add_flag("--json", json, "print one JSON object");
   app.add_subcommand("down", "stop every node and the broker (SIGTERM, then wait)");

@@ -64,6 +64,12 @@ void AddDaemonOptions(CLI::App& app, weibo::DaemonOptions& options) {
       ->capture_default_str();
   app.add_flag("--allow-clock", options.allow_clock,
                "take a request's \"now\" (a fixed clock, for tests); refused without it");
+  app.add_option("--events", options.events,
+                 "publish token revocations on a ZeroMQ PUB socket bound here")
+      ->type_name("ENDPOINT");
+  app.add_flag("--auth", options.auth,
+               "every request needs an access token that grants it (weibo-token); "
+               "without it only loopback endpoints are bound");
 }
 
 void AddClusterOptions(CLI::App& app, ClusterFlags& flags) {
@@ -97,6 +103,8 @@ int ServeAsBroker(const weibo::DaemonOptions& options, const ClusterFlags& flags
   bo.backend = flags.backend;
   bo.max_msg_size = options.max_msg_size;
   bo.max_depth = options.max_depth;
+  bo.auth = options.auth;
+  bo.data_dir = options.data_dir;  // its CURVE keys, if weibo-cluster up made them
   bo.on_ready = options.on_ready;
   bo.log = options.log;
   for (const auto& item : flags.layout) {

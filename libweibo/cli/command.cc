@@ -34,7 +34,7 @@ Command::Command(std::string name, std::string description)
       ->capture_default_str();
   app_.add_option("--now", now_, "fixed clock: epoch seconds or ISO 8601 (golden tests)")
       ->envname("WEIBO_NOW");
-  app_.add_option("--token", token_, "access token sent with --connect (not checked yet)")
+  app_.add_option("--token", token_, "access token sent with --connect (weibod --auth checks it)")
       ->envname("WEIBO_TOKEN");
   app_.add_flag("--json", json_, "print one JSON object (lists as one JSON array)");
   app_.add_flag("--jsonl", jsonl_, "print lists as JSON Lines, one object a line");

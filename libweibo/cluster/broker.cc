@@ -25,12 +25,14 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "cluster/curve.h"
 #include "cluster/protocol.h"
 #include "cluster/routing.h"
 #include "daemon/signals.h"
 #include "net/frames.h"
 #include "net/router.h"
 #include "net/wire.h"
+#include "storage/failure.h"
 #include "weibo/cluster.h"
 
 namespace weibo::cluster {
@@ -72,6 +74,14 @@ class Broker {
   Status Bind(std::string* endpoint) {
     return net::SetUpSockets(
         "cannot bind '" + options_.frontend + "' and '" + options_.backend + "'", [&] {
+          std::optional<CurveKeys> keys;
+          if (!options_.data_dir.empty()) keys = LoadCurveKeys(options_.data_dir);
+          for (Status s :
+               {net::CheckLoopbackOnly(options_.frontend, options_.auth, "the broker"),
+                net::CheckLoopbackOnly(options_.backend, keys.has_value(),
+                                       "the broker's backend (without the cluster's CURVE keys)")})
+            if (!s.ok()) throw Failure(s);
+          if (keys) gate_.Serve(context_, backend_, *keys);
           *endpoint = frontend_endpoint_ =
               net::BindForClients(frontend_, options_.frontend, options_.max_msg_size);
           backend_.set(zmq::sockopt::router_mandatory, true);
@@ -365,6 +375,7 @@ class Broker {
   zmq::socket_t frontend_;
   zmq::socket_t backend_;
   std::string frontend_endpoint_;
+  CurveGate gate_;  // joined before the context closes (declared after it)
   int count_ = 0;                      // shards in the cluster, from the first heartbeat
   std::vector<std::string> owner_;     // shard -> node name
   std::vector<std::string> laid_out_;  // shard -> its node in options_.layout, or ""

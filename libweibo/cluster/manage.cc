@@ -8,6 +8,7 @@
 #include <map>
 #include <thread>
 
+#include "cluster/curve.h"
 #include "cluster/supervisor.h"
 #include "storage/shard_set.h"
 
@@ -36,6 +37,7 @@ struct Layout {
   // node i -> the shards it owns: those s with s mod K = i. The broker is told it, so that
   // no other process can take a shard over (weibod(1), REFUSED).
   std::vector<std::vector<int>> owned;
+  bool auth = false;  // the nodes check tokens, the broker may face the network
 };
 
 std::string Endpoint(const std::string& host, int port) {
@@ -62,6 +64,7 @@ Status ReadLayout(const ClusterOptions& options, const std::string& dir, const J
   int k = options.nodes, base = options.base_port;
   std::string host = options.host;
   out->allow_clock = options.allow_clock;
+  out->auth = options.auth;
   if (state.is_object()) {
     int recorded = state.value("nodes", 0);
     if (k != 0 && k != recorded)
@@ -94,12 +97,13 @@ Status ReadLayout(const ClusterOptions& options, const std::string& dir, const J
 Status StartBroker(const std::string& weibod, const std::string& dir, const Layout& layout,
                    Json* broker) {
   if (Running(broker->value("pid", int64_t{0}))) return Status::Ok();
-  std::vector<std::string> argv = {weibod,        "--broker",  "--bind",
-                                   layout.broker, "--backend", layout.backend};
+  std::vector<std::string> argv = {weibod,   "--broker",    "--data",    dir,
+                                   "--bind", layout.broker, "--backend", layout.backend};
   for (int i = 0; i < layout.nodes; ++i) {
     argv.push_back("--layout");
     argv.push_back("node" + std::to_string(i) + "=" + ShardList(layout.owned[i]));
   }
+  if (layout.auth) argv.push_back("--auth");
   int64_t pid = Spawn(argv, dir + "/broker.log");
   if (pid <= 0) return Status(Code::kUnavailable, "cannot start " + weibod);
   *broker = Json{{"pid", pid}, {"endpoint", layout.broker}, {"backend", layout.backend}};
@@ -122,6 +126,7 @@ Status StartNodes(const std::string& weibod, const std::string& dir, const Layou
         weibod,   "--data",       dir,      "--bind", endpoint, "--shards", ShardList(shards),
         "--join", layout.backend, "--node", name,     "--rate", "0"};
     if (layout.allow_clock) argv.push_back("--allow-clock");
+    if (layout.auth) argv.push_back("--auth");
     int64_t pid = Spawn(argv, dir + "/" + name + ".log");
     if (pid <= 0) return Status(Code::kUnavailable, "cannot start " + weibod);
     node = Json{{"node", name}, {"endpoint", endpoint}, {"pid", pid}, {"shards", shards}};
@@ -197,7 +202,10 @@ Status ClusterUp(const ClusterOptions& options) {
     const std::string file = (i < 0 ? "broker" : "node" + std::to_string(i)) + ".log";
     logs_from[file] = LogSize(dir + "/" + file);
   }
-  Status started = StartBroker(weibod, dir, layout, &broker);
+  // The node links' CURVE keys (cluster/curve.h), made once: nodes started later, on this
+  // host or another, must hold the same.
+  Status started = cluster::MakeCurveKeys(dir);
+  if (started.ok()) started = StartBroker(weibod, dir, layout, &broker);
   if (started.ok()) started = StartNodes(weibod, dir, layout, &nodes);
   if (!started.ok()) return started;
   state = Json{{"nodes", layout.nodes},

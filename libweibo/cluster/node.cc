@@ -8,6 +8,7 @@
 #include <thread>
 #include <zmq_addon.hpp>
 
+#include "cluster/curve.h"
 #include "cluster/protocol.h"
 #include "cluster/routing.h"
 #include "daemon/server.h"
@@ -42,9 +43,12 @@ Node::Node(const NodeOptions& options)
 
 Status Node::Start(std::string* endpoint) {
   Status started = net::SetUpSockets("cannot bind or connect", [&] {
+    Status loopback = net::CheckLoopbackOnly(options_.daemon.bind, options_.daemon.auth, "a node");
+    if (!loopback.ok()) throw Failure(loopback);
     *endpoint = net::BindForClients(direct_, options_.daemon.bind, options_.daemon.max_msg_size);
     broker_.set(zmq::sockopt::routing_id, options_.name);
     broker_.set(zmq::sockopt::linger, kLingerMs);
+    if (auto keys = LoadCurveKeys(options_.daemon.data_dir)) UseCurveClient(broker_, *keys);
     broker_.connect(options_.join);
   });
   if (started.ok()) endpoint_ = *endpoint;
@@ -97,6 +101,8 @@ void Node::Heartbeat() {
   zmq::socket_t socket(context_, zmq::socket_type::dealer);
   socket.set(zmq::sockopt::linger, 0);
   socket.set(zmq::sockopt::sndhwm, 4);
+  // Start read the keys already: a damaged file stopped the node there.
+  if (auto keys = LoadCurveKeys(options_.daemon.data_dir)) UseCurveClient(socket, *keys);
   socket.connect(options_.join);
   Json reg = {{"node", options_.name},
               {"endpoint", endpoint_},

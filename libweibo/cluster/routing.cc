@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "flows/tokens.h"
 #include "ops/args.h"
 #include "storage/shard_set.h"
 #include "weibo/ops.h"
@@ -42,6 +43,10 @@ int HomeShard(const Request& request, int count, const NameResolver& resolve) {
         return ShardOfMsg(args.at("msg"), count);
       case HomeKey::kUser:
         return ShardOfUser(args.at("user"), count, resolve);
+      case HomeKey::kToken:  // a malformed token has none: any node says token_invalid
+        if (auto user = TokenUser(args.at("token").get<std::string>()))
+          return static_cast<int>(*user % count);
+        return -1;
       case HomeKey::kNone:
         break;
     }

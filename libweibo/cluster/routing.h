@@ -6,6 +6,7 @@
 //   kUser     the acting user's shard, user mod N; a "@name" user is first routed to the
 //             name's shard and resolved there (the node answers with a redirect)
 //   kMessage  the message's shard, msg mod N (the gene method)
+//   kToken    the shard of the user a token names (flows/tokens.h)          (token_revoke)
 //   kNone     no home shard (-1): any live node; so is anything invalid or unknown
 #ifndef WEIBO_CLUSTER_ROUTING_H_
 #define WEIBO_CLUSTER_ROUTING_H_

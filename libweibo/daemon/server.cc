@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <vector>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
@@ -138,6 +139,8 @@ Status CheckCluster(const std::string& dir, const std::vector<int>& owned) {
 }  // namespace daemon
 
 Status RunDaemon(const DaemonOptions& options) {
+  Status loopback = net::CheckLoopbackOnly(options.bind, options.auth, "weibod");
+  if (!loopback.ok()) return loopback;
   Status cluster = daemon::CheckCluster(options.data_dir);
   if (!cluster.ok()) return cluster;
   zmq::context_t context;
@@ -147,10 +150,29 @@ Status RunDaemon(const DaemonOptions& options) {
     endpoint = net::BindForClients(socket, options.bind, options.max_msg_size);
   });
   if (!bound.ok()) return bound;
-  daemon::Service service(options);
+  // weibod --events: revocations as they reach their apps' events (DaemonOptions::events).
+  std::unique_ptr<zmq::socket_t> events;
+  if (!options.events.empty()) {
+    Status open = net::CheckLoopbackOnly(options.events, options.auth, "weibod --events");
+    if (open.ok())
+      open = net::SetUpSockets("cannot bind --events '" + options.events + "'", [&] {
+        events = std::make_unique<zmq::socket_t>(context, zmq::socket_type::pub);
+        events->set(zmq::sockopt::linger, 1000);
+        net::Bind(*events, options.events);
+      });
+    if (!open.ok()) return open;
+  }
+  auto publish = [&events](const Json& event) {
+    if (!events) return;
+    const std::string frame = event.value("event", std::string("event")) + " " + event.dump();
+    events->send(zmq::buffer(frame), zmq::send_flags::dontwait);
+  };
+  daemon::Service service(options, nullptr, publish);
   daemon::StopSignals signals;
   if (options.on_ready) options.on_ready(endpoint);
-  if (options.log) options.log("serving " + options.data_dir + " on " + endpoint);
+  if (options.log)
+    options.log("serving " + options.data_dir + " on " + endpoint +
+                (options.auth ? " (--auth: every request needs a token)" : ""));
   long served = 0;
   try {
     ServeUntilSignal(socket, service, options.drain_interval_ms, &served);

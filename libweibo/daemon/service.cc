@@ -9,9 +9,11 @@ using net::EncodeReply;
 using net::ParseRequest;
 using net::WireRequest;
 
-Service::Service(const DaemonOptions& options, JobTransport* transport)
+Service::Service(const DaemonOptions& options, JobTransport* transport,
+                 std::function<void(const Json&)> on_event)
     : options_(options),
       transport_(transport),
+      on_event_(std::move(on_event)),
       limits_{options.max_msg_size, options.max_depth},
       rate_(options.rate),
       replies_(options.dedup, options.dedup_bytes),
@@ -25,6 +27,7 @@ std::unique_ptr<Executor> Service::Open(bool explain) const {
   eo.data_dir = options_.data_dir;
   eo.explain = explain;
   eo.transport = transport_;
+  eo.on_event = on_event_;
   eo.group_commit = explain ? 0 : static_cast<int>(options_.group_commit);
   return OpenEmbedded(eo);
 }
@@ -40,6 +43,10 @@ void Service::DrainPending() {
   if (applied > 0) options_.log("drain: applied " + std::to_string(applied) + " pending job(s)");
 }
 
+bool Service::TokenGood(const std::string& token) {
+  return !token.empty() && executor_->Execute(Request{"token_check", {{"token", token}}}).ok();
+}
+
 std::string Service::Handle(const std::string& peer, const std::string& body) {
   std::string reply;
   Handle(peer, body, [&reply](const std::string& r) { reply = r; });
@@ -51,7 +58,10 @@ void Service::Handle(const std::string& peer, const std::string& body,
   WireRequest wire;
   Status parsed = ParseRequest(body, limits_, &wire);
   if (!parsed.ok()) return answer(EncodeReply(wire.id, parsed, nullptr));
-  if (!rate_.Allow(peer, RateLimiter::Time::clock::now()))
+  // Under --auth a client is its token, however many connections it opens (a token that
+  // turns out invalid is refused on its own bucket, which costs it a reply all the same).
+  const std::string client = options_.auth && !wire.token.empty() ? "token " + wire.token : peer;
+  if (!rate_.Allow(client, RateLimiter::Time::clock::now()))
     return answer(
         EncodeReply(wire.id,
                     Status(Code::kUnavailable, "over the rate limit of " +
@@ -59,14 +69,18 @@ void Service::Handle(const std::string& peer, const std::string& body,
                                                    " requests a second; retry later"),
                     nullptr));
   const std::string id = wire.id.is_string() ? wire.id.get<std::string>() : "";
+  // Under --auth a kept reply is the token's own (it may hold a token just issued), and is
+  // given again only while the token is still good: a revocation is heard at once.
+  const std::string kept_as = options_.auth && !id.empty() ? wire.token + " " + id : id;
   Request& request = wire.request;
   std::string fingerprint;
   if (!id.empty()) {
     fingerprint = RequestFingerprint(request.op, request.args);
     const std::string* kept = nullptr;
-    switch (replies_.Find(id, fingerprint, &kept)) {
+    switch (replies_.Find(kept_as, fingerprint, &kept)) {
       case ReplyCache::Match::kSame:
-        return answer(*kept);
+        if (!options_.auth || TokenGood(wire.token)) return answer(*kept);
+        break;  // the token is no longer good: Execute says why
       case ReplyCache::Match::kReused:
         return answer(
             EncodeReply(wire.id, Status(Code::kInvalidRequest, kRequestIdReused), nullptr));
@@ -75,6 +89,8 @@ void Service::Handle(const std::string& peer, const std::string& body,
     }
   }
   request.id = id;  // recorded with the write it applies: the dedup window outlives a restart
+  request.authenticate = options_.auth;
+  if (options_.auth) request.token = wire.token;
   const OpSpec* op = FindOperation(request.op);
   if (op != nullptr && op->local != nullptr)  // it would replace the files served here
     return answer(EncodeReply(wire.id,
@@ -98,7 +114,7 @@ void Service::Handle(const std::string& peer, const std::string& body,
   // whose retry must still find its own reply, not be kept here under this one.
   const bool reused = !result.ok() && result.status().code() == Code::kInvalidRequest &&
                       result.status().message() == kRequestIdReused;
-  if (!id.empty() && op != nullptr && op->writes && !reused) replies_.Put(id, fingerprint, reply);
+  if (!id.empty() && op != nullptr && op->writes && !reused) replies_.Put(kept_as, fingerprint, reply);
   answer(reply);
 }  // the result, the request and the explaining executor are freed here, after the answer
 

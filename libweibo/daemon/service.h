@@ -20,7 +20,10 @@ class Service {
  public:
   // transport: set by a cluster node (cluster/node.cc), so that the jobs a request creates
   // for shards of other nodes are sent to them.
-  explicit Service(const DaemonOptions& options, JobTransport* transport = nullptr);
+  // on_event: where the events of the jobs it applies go (EmbeddedOptions::on_event;
+  // weibod --events publishes them).
+  explicit Service(const DaemonOptions& options, JobTransport* transport = nullptr,
+                   std::function<void(const Json&)> on_event = nullptr);
 
   // The reply body for a request body sent by peer (a routing id). Never throws for
   // anything the peer sends.
@@ -37,9 +40,12 @@ class Service {
 
  private:
   std::unique_ptr<Executor> Open(bool explain) const;
+  // Whether token grants anything now (--auth): weibo-token check, run here.
+  bool TokenGood(const std::string& token);
 
   DaemonOptions options_;
   JobTransport* transport_;
+  std::function<void(const Json&)> on_event_;
   net::WireLimits limits_;
   RateLimiter rate_;
   ReplyCache replies_;

@@ -80,6 +80,16 @@ Json Drain(Context& ctx, const Json& args);
 // OpenEmbedded calls it, so does anything that applies jobs without an executor.
 void RegisterFlowJobKinds();
 
+// flows/tokens.cc: apps, access tokens, revocation (SPEC §8; flows/tokens.h)
+Json AppRegister(Context& ctx, const Json& args);
+Json AppList(Context& ctx, const Json& args);
+Json AppEvents(Context& ctx, const Json& args);
+Json TokenIssue(Context& ctx, const Json& args);
+Json TokenRevoke(Context& ctx, const Json& args);
+Json TokenList(Context& ctx, const Json& args);
+Json TokenCheck(Context& ctx, const Json& args);
+void ApplyAppEvent(Context& ctx, Shard& target, const AppEventJob& job);
+
 // flows/fsck.cc
 Json Fsck(Context& ctx, const Json& args);
 

@@ -22,6 +22,11 @@
 //                 sequence to the highest id of its gene still held by a message and drops
 //                 future partitions that hold no message; a message dated in the future is
 //                 reported, not repaired: delete it, then repair again.
+//   tokens        every app row on the shard its key and its name name; every token row
+//                 on its user's shard, of a user and an app that exist, with a scope, an
+//                 id that is its hash's prefix and an expiry after its issue; every app
+//                 event of an app that exists (tables/access_token.h). Repair deletes a
+//                 token row that breaks them (it grants nothing any more) and such events.
 #include <algorithm>
 #include <array>
 #include <map>
@@ -31,8 +36,10 @@
 #include "flows/feed_policy.h"
 #include "flows/flows.h"
 #include "flows/message.h"
+#include "flows/tokens.h"
 #include "jobs/jobs.h"
 #include "storage/gene_id.h"
+#include "tables/access_token.h"
 #include "tables/active_fan.h"
 #include "tables/author_feed.h"
 #include "tables/msg_counter.h"
@@ -311,6 +318,50 @@ void CheckClock(Context& ctx, Checker& c, const Snapshot& s) {
   }
 }
 
+void CheckTokens(Context& ctx, Checker& c, const Snapshot& s) {
+  std::set<std::string> apps;
+  for (int i = 0; i < ctx.shards().count(); ++i) {
+    Shard& shard = ctx.shards().At(i);
+    ReadTxn txn(shard);
+    for (const auto& app : ListApps(shard)) {
+      apps.insert(app.key);
+      if (AppKeyShard(app.key) != i || ctx.shards().ShardOfName(app.name) != i)
+        c.Report("tokens", shard.name() + ": app @" + app.name + " is not on its shard");
+    }
+  }
+  for (int i = 0; i < ctx.shards().count(); ++i) {
+    Shard& shard = ctx.shards().At(i);
+    std::vector<TokenRow> tokens;
+    std::vector<AppEventRow> events;
+    {
+      ReadTxn txn(shard);
+      tokens = AllTokens(shard);
+      events = AllAppEvents(shard);
+    }
+    for (const auto& t : tokens) {
+      const std::string where = shard.name() + ": token " + t.token_id + " of user " + S(t.user_id);
+      const char* wrong = t.user_id % ctx.shards().count() != i ? "is not on its user's shard"
+                          : !s.users.count(t.user_id)           ? "is of a user who does not exist"
+                          : !apps.count(t.app_key)              ? "is of an app that does not exist"
+                          : std::string(ScopeName(t.scope)) == "none" ? "has no scope"
+                          : t.hash.size() != 64 ||
+                                  t.hash.compare(0, t.token_id.size(), t.token_id) != 0 ||
+                                  t.token_id.size() != 16
+                              ? "has an id that is not its hash's"
+                          : t.expires != 0 && t.expires <= t.issued ? "expires before it was issued"
+                                                                    : nullptr;
+      if (wrong != nullptr)
+        c.Violation("tokens", where + " " + wrong, shard,
+                    [user = t.user_id, id = t.token_id](Shard& sh) { DeleteToken(sh, user, id); });
+    }
+    for (const auto& e : events)
+      if (!apps.count(e.app_key))
+        c.Violation("tokens",
+                    shard.name() + ": event " + S(e.seq) + " of an app that does not exist", shard,
+                    [seq = e.seq](Shard& sh) { DeleteAppEvent(sh, seq); });
+  }
+}
+
 }  // namespace
 
 Json Fsck(Context& ctx, const Json& args) {
@@ -324,6 +375,7 @@ Json Fsck(Context& ctx, const Json& args) {
   CheckCounters(ctx, c, s);
   CheckInbox(ctx, c, s);
   CheckClock(ctx, c, s);
+  CheckTokens(ctx, c, s);
   bool ok = true;
   for (const auto& v : c.violations()) ok = ok && v.value("repaired", false);
   return Json{{"ok", ok},

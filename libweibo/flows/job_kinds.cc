@@ -33,6 +33,7 @@ const JobKind kJobKinds[] = {
     Kind<ActiveJoinJob, ApplyActiveJoin>(),             // flows/active.cc
     Kind<ActiveMergeJob, ApplyActiveMerge>(),           // flows/active.cc
     Kind<ActiveDropJob, ApplyActiveDrop>(),             // flows/active.cc
+    Kind<AppEventJob, ApplyAppEvent>(),                 // flows/tokens.cc
 };
 
 const JobKinds kTable{std::begin(kJobKinds), std::end(kJobKinds)};

@@ -172,4 +172,15 @@ ActiveDropJob ActiveDropJob::Decode(const Json& j) {
   return {j.at("user").get<int64_t>(), j.at("author").get<int64_t>(), j.at("upto").get<int64_t>()};
 }
 
+Json AppEventJob::Encode() const {
+  return Json{
+      {"app", app}, {"event", event}, {"token_id", token_id}, {"user", user}, {"time", time}};
+}
+
+AppEventJob AppEventJob::Decode(const Json& j) {
+  return {j.at("app").get<std::string>(), j.at("event").get<std::string>(),
+          j.at("token_id").get<std::string>(), j.at("user").get<int64_t>(),
+          j.at("time").get<int64_t>()};
+}
+
 }  // namespace weibo

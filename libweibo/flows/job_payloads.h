@@ -169,6 +169,18 @@ struct ActiveDropJob {
   static ActiveDropJob Decode(const Json& j);
 };
 
+// flows/tokens.cc: a token's revocation, into its app's events (weibo-app events).
+struct AppEventJob {
+  static constexpr const char* kKind = "app_event";
+  std::string app;
+  std::string event;  // "token_revoked"
+  std::string token_id;
+  int64_t user = 0;
+  int64_t time = 0;
+  Json Encode() const;
+  static AppEventJob Decode(const Json& j);
+};
+
 // Writes a job into source's open transaction (Context::Enqueue) under its payload's kind.
 template <typename Job>
 void Enqueue(Context& ctx, Shard& source, int target, const Job& job) {

@@ -5,6 +5,7 @@
 #define WEIBO_JOBS_CONTEXT_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -70,6 +71,12 @@ class Context {
   JobTransport* transport() const { return transport_; }
   void set_transport(JobTransport* transport) { transport_ = transport; }
 
+  // Where the events of the jobs applied here go (EmbeddedOptions::on_event); none by default.
+  void set_event_sink(std::function<void(const Json&)> sink) { event_sink_ = std::move(sink); }
+  void Publish(const Json& event) const {
+    if (event_sink_) event_sink_(event);
+  }
+
   // The request's id, op and fingerprint (weibo::Request::id, RequestFingerprint in
   // tables/request_log.h): empty id when embedded.
   void set_request(std::string id, std::string op, std::string fingerprint) {
@@ -114,6 +121,7 @@ class Context {
   JobTransport* transport_ = nullptr;
   std::string request_id_, request_op_, request_fingerprint_;
   std::vector<std::string> warnings_;
+  std::function<void(const Json&)> event_sink_;
 };
 
 }  // namespace weibo

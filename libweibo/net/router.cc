@@ -37,6 +37,21 @@ Status CheckBindEndpoint(const std::string& endpoint) {
                 "cannot bind '" + endpoint + "': a TCP port is * or from 1 to 65535");
 }
 
+Status CheckLoopbackOnly(const std::string& endpoint, bool auth, const std::string& who) {
+  if (auth || endpoint.compare(0, 6, "tcp://") != 0) return Status::Ok();
+  const std::string host =
+      endpoint.substr(6, endpoint.rfind(':') - std::min<size_t>(endpoint.rfind(':'), 6));
+  if (host.compare(0, 4, "127.") == 0 || host == "[::1]" || host == "localhost")
+    return Status::Ok();
+  return Status(Code::kInvalidArgument,
+                who +
+                    " without --auth binds only a loopback address (tcp://127.0.0.1:PORT) "
+                    "or ipc://, not '" +
+                    endpoint +
+                    "': without tokens, anyone who reaches it can act as any user; start it "
+                    "with --auth to serve the network");
+}
+
 void Bind(zmq::socket_t& socket, const std::string& endpoint) {
   Status checked = CheckBindEndpoint(endpoint);
   if (!checked.ok()) throw Failure(checked);

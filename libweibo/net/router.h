@@ -33,6 +33,10 @@ Status SetUpSockets(const std::string& what, const std::function<void()>& setup)
 // leave a daemon listening where nobody looks for it.
 Status CheckBindEndpoint(const std::string& endpoint);
 
+// Ok for an endpoint only this host can reach — tcp:// on 127.0.0.0/8, [::1] or localhost,
+// ipc://, inproc:// — or when auth is on; else invalid_argument saying why: a server that
+// checks no token must not be reachable from the network (weibod(1), AUTHENTICATION).
+Status CheckLoopbackOnly(const std::string& endpoint, bool auth, const std::string& who);
 // socket.bind(endpoint), refused first by CheckBindEndpoint (thrown as Failure, which
 // SetUpSockets returns as it is). Every bind of weibod, a node and the broker goes through
 // it. Throws zmq::error_t; call it inside SetUpSockets.

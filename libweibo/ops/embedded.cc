@@ -8,6 +8,7 @@
 #include "jobs/context.h"
 #include "jobs/jobs.h"
 #include "ops/args.h"
+#include "ops/authorize.h"
 #include "storage/failure.h"
 #include "tables/request_log.h"
 #include "weibo/ops.h"
@@ -40,6 +41,8 @@ class Embedded : public Executor {
       // the CLI and the wire refuse it earlier with their own words (weibo/time.h).
       if (request.now_ms != 0 && !ClockInRange(request.now_ms))
         Fail(Code::kInvalidArgument, "now must be " + ClockRange());
+      if (op->local != nullptr && request.authenticate)  // no cluster open to check it against
+        Fail(Code::kInvalidRequest, request.op + " is not served to authenticated requests");
       if (op->local != nullptr) {  // init: the cluster it replaces must not stay open
         Idle();
         shards_.reset();
@@ -49,10 +52,15 @@ class Embedded : public Executor {
         shards_ = std::make_unique<ShardSet>(options_.data_dir, Log());
         group_commit_ = GroupCommit{static_cast<size_t>(std::max(0, options_.group_commit)), {}};
       }
+      if (request.authenticate) {  // on the executor's own clock, not the request's now
+        Context auth(*shards_, Clock(options_.now_ms));
+        Authorize(auth, *op, args, request, options_.explain);
+      }
       Context ctx(*shards_, Clock(request.now_ms != 0 ? request.now_ms : options_.now_ms),
                   group_commit_);
       ctx.set_drain(options_.drain && !request.async);
       ctx.set_transport(options_.transport);
+      ctx.set_event_sink(options_.on_event);
       ctx.set_request(request.id, request.op,
                       request.id.empty() ? "" : RequestFingerprint(request.op, request.args));
       Json result = op->handler(ctx, args);

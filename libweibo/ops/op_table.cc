@@ -44,11 +44,95 @@ std::vector<ArgSpec> InitArgs() {
       {"force", A::kFlag, false, "replace an existing cluster (its data is lost)"}};
 }
 
+// weibo-app(1) and weibo-token(1) (SPEC §8, flows/tokens.cc). Registering apps, issuing
+// tokens and reading apps' events are the operator's (admin scope under weibod --auth);
+// a token's holder may check or revoke it; a user lists their own tokens.
+std::vector<OpSpec> TokenOps() {
+  const HomeKey kUser = HomeKey::kUser;
+  const ArgSpec token{"token", A::kString, true, "the access token", "TOKEN"};
+  return {
+      {"app_register",
+       true,
+       "register an app: prints its key and its secret, the secret only this once",
+       {{"name", A::kName, true, "the app's unique name", "NAME"}},
+       HomeKey::kName,
+       "app register",
+       AppRegister,
+       nullptr,
+       render::App,
+       /*admin=*/true},
+      {"app_list",
+       false,
+       "list every app by name",
+       {},
+       HomeKey::kNone,
+       "app list",
+       AppList,
+       nullptr,
+       render::Apps,
+       /*admin=*/true},
+      {"app_events",
+       false,
+       "an app's revocation events, newest first",
+       {{"key", A::kString, true, "the app key", "KEY"},
+        {"count", A::kCount, false, "events per page, 1 to 200", nullptr, 20},
+        {"max_id", A::kMsg, false, "only events older than this id (exclusive)"}},
+       HomeKey::kNone,
+       "app events",
+       AppEvents,
+       nullptr,
+       render::AppEvents,
+       /*admin=*/true},
+      {"token_issue",
+       true,
+       "issue an access token for a user of an app: prints it, only this once",
+       {{"app", A::kString, true, "the app key the token is for", "--app"},
+        kActingUser,
+        {"scope", A::kString, false, "what it may do: read, write or admin", nullptr, "write"},
+        {"long_lived", A::kFlag, false, "never expires (default: 24 hours)"},
+        {"ttl", A::kString, false, "expires after this long: 90s, 30m, 12h, 7d (up to 366d)",
+         "--ttl"}},
+       kUser,
+       "token issue",
+       TokenIssue,
+       nullptr,
+       render::Token,
+       /*admin=*/true},
+      {"token_revoke",
+       true,
+       "revoke a token (again: no change); its app is told",
+       {token},
+       HomeKey::kToken,
+       "token revoke",
+       TokenRevoke,
+       nullptr,
+       render::Token},
+      {"token_list",
+       false,
+       "list a user's tokens, newest first (never the tokens themselves)",
+       {kActingUser},
+       kUser,
+       "token list",
+       TokenList,
+       nullptr,
+       render::Tokens},
+      {"token_check",
+       false,
+       "what a token grants, or exit 3 with why it grants nothing",
+       {token},
+       HomeKey::kNone,
+       "token check",
+       TokenCheck,
+       nullptr,
+       render::Token},
+  };
+}
+
 std::vector<OpSpec> Table() {
   const HomeKey kUser = HomeKey::kUser, kMsg = HomeKey::kMessage;
   std::vector<OpSpec> ops = {
       {"init", true, "Create a cluster: cluster.json and N SQLite shards.", InitArgs(),
-       HomeKey::kNone, "init", nullptr, Init, render::Init},
+       HomeKey::kNone, "init", nullptr, Init, render::Init, /*admin=*/true},
       {"user_add",
        true,
        "create a user (1-20 characters, no spaces, no '@')",
@@ -57,7 +141,8 @@ std::vector<OpSpec> Table() {
        "user add",
        UserAdd,
        nullptr,
-       render::User},
+       render::User,
+       /*admin=*/true},  // a write acting for no user: accounts are the operator's
       {"user_show",
        false,
        "show one user",
@@ -179,7 +264,8 @@ std::vector<OpSpec> Table() {
        nullptr,
        Drain,
        nullptr,
-       render::Drain},
+       render::Drain,
+       /*admin=*/true},
       {"fsck",
        true,
        "Check every invariant across all shards; exit 1 on a violation.",
@@ -188,8 +274,10 @@ std::vector<OpSpec> Table() {
        "fsck",
        Fsck,
        nullptr,
-       render::Fsck},
+       render::Fsck,
+       /*admin=*/true},
   };
+  for (auto& op : TokenOps()) ops.push_back(std::move(op));
   return ops;
 }
 

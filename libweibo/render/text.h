@@ -17,6 +17,12 @@ std::string Deleted(const Json& result);
 std::string Counts(const Json& list);  // count
 std::string Fsck(const Json& report);
 std::string Drain(const Json& result);
+// render/tokens.cc: weibo-app(1) and weibo-token(1)
+std::string App(const Json& app);         // app_register (with its secret, once)
+std::string Apps(const Json& list);       // app_list
+std::string AppEvents(const Json& list);  // app_events
+std::string Token(const Json& token);     // token_issue (with the token, once), revoke, check
+std::string Tokens(const Json& list);     // token_list
 // Ops without a renderer of their own: a message or a list of them as blocks, anything
 // else as indented JSON.
 std::string Default(const Json& result);

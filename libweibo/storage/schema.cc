@@ -122,6 +122,24 @@ DROP INDEX msg_index_by_author;
     R"sql(
 ALTER TABLE request_log ADD COLUMN fingerprint TEXT NOT NULL DEFAULT '';
 )sql",
+    // 10: apps and access tokens (SPEC §8, tables/access_token.h). app and app_event on the
+    //     shard named by the app key's first byte (the app name's shard), access_token on
+    //     its user's shard. Hashes are keyed BLAKE2b-256 in hex; a token or secret itself
+    //     is never stored.
+    R"sql(
+CREATE TABLE app(
+  app_key TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, secret_hash TEXT NOT NULL,
+  created INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE access_token(
+  user_id INTEGER NOT NULL, token_id TEXT NOT NULL, token_hash TEXT NOT NULL,
+  app_key TEXT NOT NULL, scope INTEGER NOT NULL, issued INTEGER NOT NULL,
+  expires INTEGER NOT NULL, revoked INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(user_id, token_id)) WITHOUT ROWID;
+CREATE TABLE app_event(
+  seq INTEGER PRIMARY KEY, app_key TEXT NOT NULL, kind TEXT NOT NULL,
+  token_id TEXT NOT NULL, user_id INTEGER NOT NULL, time INTEGER NOT NULL,
+  UNIQUE(app_key, kind, token_id));
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);

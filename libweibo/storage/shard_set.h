@@ -48,6 +48,7 @@ class ShardSet {
   static void Create(const std::string& dir, ClusterConfig config, bool force);
 
   const ClusterConfig& config() const { return config_; }
+  const std::string& dir() const { return dir_; }
   int count() const { return config_.shards; }
   Shard& At(int index);
   Shard& ForUser(int64_t user_id) { return At(static_cast<int>(user_id % count())); }

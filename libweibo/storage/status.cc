@@ -29,6 +29,7 @@ const CodeRow kCodes[] = {
     {Code::kUnavailable, "unavailable", 5},
     {Code::kRequestTooLarge, "request_too_large", 2},
     {Code::kInvalidRequest, "invalid_request", 2},
+    {Code::kAppExists, "app_exists", 1},
 };
 
 }  // namespace

@@ -23,6 +23,8 @@ cluster_up "$data" 2
 backend=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["broker"]["backend"])' \
   "$data/weibo-cluster.json") || fail "no backend in weibo-cluster.json"
 for i in 1 2 3 4; do w user add "u$i" >/dev/null || fail "user add u$i"; done
+# The rogue holds the cluster's CURVE node key: the broker's routing itself must hold.
+export ROGUE_CURVE_DIR=$data
 serving() {  # every shard answers: users 1..4 live on shards 1, 2, 3, 0
   local u
   for u in 1 2 3 4; do w user show "$u" >/dev/null || fail "$1: user $u's shard does not answer"; done

@@ -8,9 +8,14 @@
 // for MS milliseconds, then goes quiet (exits without a BYE, as a crashed node would).
 // It never answers a request. Prints "refused: <reason>" (with " (retry)" when the broker
 // says so) for the first REFUSED it gets; exits 0 when it was refused, 3 when it was not.
+// With ROGUE_CURVE_DIR set it holds that data directory's CURVE node key (a misbehaving
+// member of the cluster, past the handshake); without, the broker's CURVE gate keeps it
+// out before any of this (tests/cluster/curve.sh).
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -36,6 +41,14 @@ int main(int argc, char** argv) {
   zmq::context_t context;
   zmq::socket_t socket(context, zmq::socket_type::dealer);
   socket.set(zmq::sockopt::linger, 0);
+  if (const char* dir = std::getenv("ROGUE_CURVE_DIR")) {  // cluster/curve.h's two files
+    std::string broker_public, node_public, node_secret;
+    std::ifstream(std::string(dir) + "/curve-broker.key") >> broker_public;
+    std::ifstream(std::string(dir) + "/curve-node.key") >> node_public >> node_secret;
+    socket.set(zmq::sockopt::curve_serverkey, broker_public);
+    socket.set(zmq::sockopt::curve_publickey, node_public);
+    socket.set(zmq::sockopt::curve_secretkey, node_secret);
+  }
   socket.connect(argv[1]);
   const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::stoi(argv[5]));
   bool refused = false;

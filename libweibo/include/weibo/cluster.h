@@ -35,6 +35,12 @@ struct BrokerOptions {
   std::map<std::string, std::vector<int>> layout;
   size_t max_msg_size = 64 * 1024;
   int max_depth = 32;
+  // The nodes check tokens (weibod --auth): the frontend may then bind beyond loopback.
+  bool auth = false;
+  // Where the cluster's CURVE keys are (cluster/curve.h): with them the backend admits only
+  // nodes holding the node key, and may bind beyond loopback; without, it binds loopback
+  // only, since anyone reaching it could register as a node.
+  std::string data_dir;
   std::function<void(const std::string& endpoint)> on_ready;  // the frontend, once bound
   std::function<void(const std::string& line)> log;
 };
@@ -68,6 +74,7 @@ struct ClusterOptions {
   std::string weibod;              // the weibod binary; empty: next to the running program
   int wait_ms = 15000;             // up: how long to wait for every node to answer
   bool allow_clock = false;        // up: start the nodes with --allow-clock (for tests)
+  bool auth = false;               // up: start the broker and the nodes with --auth
   std::function<void(const std::string& line)> print;  // up's output lines
 };
 

@@ -36,6 +36,15 @@ struct DaemonOptions {
   // and pull partitions to any time up to 2089 (issue 11). weibod --allow-clock, for
   // tests and golden runs through a daemon.
   bool allow_clock = false;
+  // weibod --auth (weibod(1), AUTHENTICATION): every request must carry an access token
+  // that grants it (weibo-token(1)); rate limits count per token. Off: tokens are not
+  // looked at, and the daemon binds a loopback or ipc:// endpoint only, since anyone who
+  // can reach it can act as any user.
+  bool auth = false;
+  // weibod --events: a ZeroMQ PUB socket bound here publishes each token revocation as it
+  // reaches its app's events, one frame "token_revoked {json}" (weibod(1), EVENTS), so a
+  // subscriber may filter on the prefix. Empty: none.
+  std::string events;
   // Called once the socket is bound, with the endpoint it is bound to (the port chosen
   // for a wildcard one). weibod prints it: the "ready" line.
   std::function<void(const std::string& endpoint)> on_ready;
@@ -47,7 +56,8 @@ struct DaemonOptions {
 // (handlers installed for the duration of the call; a second signal kills the process).
 // Returns Ok after a signal, once the requests already received are answered;
 // storage_error when the data directory is missing, not initialised or has a bad shard;
-// invalid_argument for an endpoint ZeroMQ does not accept; unavailable when the endpoint
+// invalid_argument for an endpoint ZeroMQ does not accept, or one beyond loopback without
+// auth (net/router.h, CheckLoopbackOnly); unavailable when the endpoint
 // cannot be bound (in use, or not a local address).
 Status RunDaemon(const DaemonOptions& options);
 

@@ -40,6 +40,7 @@ enum class HomeKey {
   kUser,     // args "user": user id mod N; a "@name" is first resolved on the name's shard
   kMessage,  // args "msg": message id mod N (the gene method)
   kName,     // args "name": the name's shard, BLAKE2b-64(name) mod N
+  kToken,    // args "token": the shard of the user the token names (weibo-token(1))
 };
 
 // Runs an operation on an open cluster with validated arguments; returns the result JSON
@@ -65,6 +66,11 @@ struct OpSpec {
   LocalHandler local = nullptr;
   // Default nullptr: one message or a list of messages as blocks, else indented JSON.
   OpRenderer render = nullptr;
+  // Needs a token with admin scope under weibod --auth (weibod(1), AUTHENTICATION): an
+  // operator's op, acting for no one user. Without it, an op with an acting user (-u)
+  // needs a token of that user — with write scope when the op writes — and any other op
+  // a token with read scope.
+  bool admin = false;
 };
 
 const std::vector<OpSpec>& Operations();

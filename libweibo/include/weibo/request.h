@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,12 @@ struct Request {
   // weibod(1), Retries, says what may differ). Commands leave it empty: an embedded
   // command is never deduplicated.
   std::string id{};  // (an initializer, so that Request{op, args} stays warning-free)
+  // Set by weibod --auth (weibod(1), AUTHENTICATION): the executor runs the request only
+  // if token (the request's "token") grants it, and refuses it with a token_* code or
+  // forbidden before anything is read or written for it. Commands leave it unset: on the
+  // files themselves, their permissions are the boundary.
+  bool authenticate = false;
+  std::string token{};
 };
 
 // Options of an embedded executor.
@@ -59,6 +66,10 @@ struct EmbeddedOptions {
   // Long-running servers (weibod, the bench) set it; a power cut loses no job either way,
   // since a job is marked done only once its delivery is synced.
   int group_commit = 0;
+  // Called with each event as the job that records it is applied here, once per event:
+  // {"event":"token_revoked","app","token_id","user_id","time"} when a revocation reaches
+  // its app's events (weibo-app(1)). weibod --events publishes them. Default: none.
+  std::function<void(const Json& event)> on_event;
 };
 
 class Executor {

@@ -23,17 +23,18 @@ enum class Code {
   kAlreadyFollowing,  // (exit 1)
   kNotFollowing,      // (exit 1)
   kCannotFollowSelf,  // (exit 1)
-  kForbidden,         // acting on another user's message (exit 1)
-  // The four token codes are reserved (exit 3): nothing raises them yet, as --token is
-  // sent to a daemon but not checked.
-  kTokenMissing,
-  kTokenInvalid,
-  kTokenExpired,
-  kTokenRevoked,
+  kForbidden,         // acting on another user's message, or a valid token acting outside
+                      // its user or scope (exit 1)
+  // weibod --auth (weibod(1), AUTHENTICATION) and weibo-token check (exit 3):
+  kTokenMissing,     // the request carries no token
+  kTokenInvalid,     // malformed, or no stored hash matches: nothing else is told
+  kTokenExpired,     // its hash matches a row whose time is up
+  kTokenRevoked,     // its hash matches a revoked row
   kStorageError,     // missing/foreign/corrupt shard, locked past the timeout (exit 4)
   kUnavailable,      // daemon unreachable or timed out (exit 5)
   kRequestTooLarge,  // (exit 2)
   kInvalidRequest,   // malformed request: unknown op, missing argument (exit 2)
+  kAppExists,        // weibo-app register of a name already registered (exit 1)
 };
 
 // The stable machine string of a code, e.g. "not_found".
