@@ -24,6 +24,10 @@ class Embedded : public Executor {
   void Idle() override {
     if (!shards_) return;
     try {
+      if (!group_commit_.deferred.empty()) {
+        Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
+        ApplyDeferredJobs(ctx);
+      }
       SyncAppliedJobs(*shards_, group_commit_);
     } catch (const std::exception&) {  // the jobs stay pending; the next drain applies them
     }
@@ -47,7 +51,10 @@ class Embedded : public Executor {
       }
       if (!shards_) {
         shards_ = std::make_unique<ShardSet>(options_.data_dir, Log());
-        group_commit_ = GroupCommit{static_cast<size_t>(std::max(0, options_.group_commit)), {}};
+        group_commit_ = GroupCommit();
+        group_commit_.limit = static_cast<size_t>(std::max(0, options_.group_commit));
+        // A server (group commit on) merges counter deltas across requests (jobs.h).
+        group_commit_.defer_merged = options_.group_commit > 0;
       }
       Context ctx(*shards_, Clock(request.now_ms != 0 ? request.now_ms : options_.now_ms),
                   group_commit_);

@@ -17,6 +17,12 @@ std::string Deleted(const Json& result);
 std::string Counts(const Json& list);  // count
 std::string Fsck(const Json& report);
 std::string Drain(const Json& result);
+std::string Likes(const Json& list);          // likes: who liked a message
+std::string Notification(const Json& item);   // notify_send
+std::string Notifications(const Json& list);  // notify_list
+std::string Unread(const Json& result);       // notify_read, notify_unread
+// timeline: the messages (Default), or with --unread the red dot's badge.
+std::string Timeline(const Json& result);
 // Ops without a renderer of their own: a message or a list of them as blocks, anything
 // else as indented JSON.
 std::string Default(const Json& result);

@@ -24,6 +24,8 @@ enum class Code {
   kNotFollowing,      // (exit 1)
   kCannotFollowSelf,  // (exit 1)
   kForbidden,         // acting on another user's message (exit 1)
+  kAlreadyLiked,      // the user likes the message already (exit 1)
+  kNotLiked,          // unlike of a message the user does not like (exit 1)
   // The four token codes are reserved (exit 3): nothing raises them yet, as --token is
   // sent to a daemon but not checked.
   kTokenMissing,
