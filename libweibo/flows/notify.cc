@@ -25,8 +25,8 @@ namespace {
 Shard& ListShard(Context& ctx) { return ctx.shards().At(0); }
 
 Json NotificationJson(const NotificationRow& row) {
-  return Json{{"id", std::to_string(row.id)}, {"content", row.content},
-              {"time", FormatTime(row.time)}};
+  return Json{
+      {"id", std::to_string(row.id)}, {"content", row.content}, {"time", FormatTime(row.time)}};
 }
 
 Json UnreadJson(int64_t user, int64_t unread) {
@@ -89,7 +89,8 @@ int64_t ExpireLastSeen(Context& ctx) {
   for (int i = 0; i < ctx.shards().count(); ++i) {
     Shard& shard = ctx.shards().At(i);
     // A read first: most passes find nothing, and then take no write lock.
-    if (!AnySeenExpired(shard, kSeenNotify, cutoff) && !AnySeenExpired(shard, kSeenTimeline, cutoff))
+    if (!AnySeenExpired(shard, kSeenNotify, cutoff) &&
+        !AnySeenExpired(shard, kSeenTimeline, cutoff))
       continue;
     WriteTxn txn(shard);
     expired += ExpireSeen(shard, kSeenNotify, cutoff) + ExpireSeen(shard, kSeenTimeline, cutoff);

@@ -45,6 +45,9 @@ struct GroupCommit {
   // and applied together — one UPDATE per message — by ApplyDeferredJobs (jobs.h).
   bool defer_merged = false;
   std::vector<JobRef> deferred;
+  // When the oldest of them was held back (steady clock, ms): Idle() applies them once it
+  // is kDeferredHoldMs old (jobs.h), not at every pause between two requests.
+  int64_t deferred_since_ms = 0;
 };
 
 class Context {

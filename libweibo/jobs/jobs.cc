@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <set>
 #include <string>
@@ -233,6 +234,12 @@ constexpr int64_t kCatchUp = 256;
 // a wave puts those first (same target transaction or same delivery, in order). A pair
 // with more than kCatchUp of them is left to the worker or a node's drain, which go
 // through each outbox in order: the request's jobs of that pair then stay pending too.
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 bool HeldBack(const JobRow& job) {
   const JobKind* kind = FindJobKind(job.kind);
   return kind != nullptr && kind->merge != nullptr && kind->deferrable;
@@ -312,6 +319,7 @@ int64_t DrainCreated(Context& ctx) {
       Shard& source = ctx.shards().At(created[next].shard);
       if (!GetJob(source, created[next].local_id, &row) || row.state != 0) continue;
       if (group.defer_merged && row.target_shard == row.source_shard && HeldBack(row)) {
+        if (group.deferred.empty()) group.deferred_since_ms = SteadyMs();
         group.deferred.push_back(created[next]);
         continue;
       }
@@ -327,6 +335,11 @@ int64_t DrainCreated(Context& ctx) {
   if (!group.unsynced.empty() && group.unsynced.jobs.size() >= group.limit)
     SyncAppliedJobs(ctx.shards(), group);
   return n;
+}
+
+bool DeferredJobsDue(const GroupCommit& group) {
+  return !group.deferred.empty() && (group.deferred.size() >= kMaxDeferred ||
+                                     SteadyMs() - group.deferred_since_ms >= kDeferredHoldMs);
 }
 
 int64_t ApplyDeferredJobs(Context& ctx) {

@@ -45,6 +45,13 @@ void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit);
 // once kMaxDeferred have gathered. A crash before loses nothing: they are pending.
 int64_t ApplyDeferredJobs(Context& ctx);
 constexpr size_t kMaxDeferred = 4096;
+// How long a server holds counter deltas back at most before Idle() applies them: a hot
+// message liked by many clients one request at a time still gets one UPDATE per this long.
+// Readers count pending deltas, so only the outbox's length depends on it. One second, as
+// weibod's default --drain-interval, whose passes apply them too.
+constexpr int64_t kDeferredHoldMs = 1000;
+// Whether the held-back jobs are due: kMaxDeferred of them, or the oldest kDeferredHoldMs old.
+bool DeferredJobsDue(const GroupCommit& group_commit);
 
 // The job kinds. This layer knows none: the layer above owns the table (flows/job_kinds.cc)
 // and registers it here before any job is applied (OpenEmbedded does, through

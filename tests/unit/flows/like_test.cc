@@ -1,8 +1,10 @@
 // flows/like.cc and the merged counter jobs (jobs.h JobKind::merge, flows/refs.cc
 // ApplyRefAdds): likes, their errors, like_count in every view, and deltas merged into one
 // UPDATE msg_counter per message when a drain applies them.
-#include <algorithm>
+#include <chrono>
+#include <thread>
 
+#include "jobs/jobs.h"
 #include "test_support.h"
 
 namespace weibo {
@@ -97,9 +99,11 @@ TEST_CASE("like: a server holds its deltas back and applies them merged when idl
   Json counts = c.Counts(m);
   REQUIRE(counts.at("likes") == 300);
   REQUIRE(counts.at("views") == 1);
-  // Still pending until the server is idle: only a drain's fresh executor would see them.
+  // Held back until they are kDeferredHoldMs old and the server is idle, then applied
+  // merged: a drain finds nothing left.
+  std::this_thread::sleep_for(std::chrono::milliseconds(kDeferredHoldMs + 50));
   c.executor().Idle();
-  REQUIRE(CounterUpdatesOfDrain(c) == 0);  // nothing was left to apply
+  REQUIRE(CounterUpdatesOfDrain(c) == 0);
   REQUIRE(c.Counts(m).at("likes") == 300);
   REQUIRE(c.Fsck().at("ok") == true);
 }

@@ -33,8 +33,7 @@ TEST_CASE("notify: one row for everyone; unread counts from the last-read id") {
   REQUIRE(c.Run("notify_read", {{"user", a}}).at("last_read") == "3");
   REQUIRE(Unread(c, a) == 0);
   REQUIRE(c.CodeOf("notify_unread", {{"user", 99}}) == Code::kNotFound);
-  REQUIRE(c.CodeOf("notify_send", {{"content", std::string(141, 'x')}}) ==
-          Code::kContentTooLong);
+  REQUIRE(c.CodeOf("notify_send", {{"content", std::string(141, 'x')}}) == Code::kContentTooLong);
   REQUIRE(c.CodeOf("notify_send", {{"content", "\xff"}}) == Code::kInvalidUtf8);
 }
 
