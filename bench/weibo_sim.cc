@@ -10,6 +10,7 @@
 #include "svg_chart.h"
 #include "timelines.h"
 #include "weibo/cli.h"
+#include "weibo/request.h"
 #include "weibo/version.h"
 
 namespace weibo::bench {
@@ -23,6 +24,7 @@ struct SimFlags {
   std::string trace_path, csv, svg, data, now = "2024-01-01T00:00:00Z", token, connect;
   int timeout_ms = 10000;
   int64_t verify_depth = 1000;
+  int64_t hot_likes = 0;
   bool json = false, jsonl = false, explain = false, async = false;
 };
 
@@ -87,6 +89,9 @@ void AddOptions(CLI::App& app, WorkloadSpec* spec, SimFlags* f) {
   app.add_option("--svg", f->svg, "draw the table as an SVG bar chart in FILE");
   app.add_option("--verify-depth", f->verify_depth, "timeline items compared per user")
       ->capture_default_str();
+  app.add_option("--hot-likes", f->hot_likes,
+                 "instead: N likes of one message, each applied alone vs merged (seed 004)")
+      ->check(CLI::Range(1, 100000));
   app.add_option("--data", f->data, "keep the clusters in DIR/push, DIR/pull, DIR/hybrid");
   app.add_option("--now", f->now, "clock of the first op, pinned")->capture_default_str();
   app.add_flag("--json", f->json, "print one JSON object instead of the table");
@@ -116,6 +121,92 @@ Result<Trace> LoadOrGenerate(const SimFlags& f, int64_t clock_ms, WorkloadSpec s
   Status s = CheckSpec(spec);
   if (!s.ok()) return s;
   return Generate(spec);
+}
+
+// --hot-likes: what N likes of one hot message write, counted from the statements the shards
+// ran (--explain's log): each like's counter_delta applied by its own request, as an
+// embedded command does, or all left pending and applied by one drain, merged (seed 004).
+struct LikeWrites {
+  int64_t counter_updates = 0;  // UPDATE msg_counter statements
+  int64_t writes = 0;           // INSERT, UPDATE and DELETE statements, all tables
+};
+
+void CountWrites(const std::vector<std::string>& log, LikeWrites* w) {
+  for (const std::string& line : log) {
+    size_t sql = line.find(": ");
+    std::string stmt = sql == std::string::npos ? line : line.substr(sql + 2);
+    if (stmt.rfind("UPDATE msg_counter", 0) == 0) ++w->counter_updates;
+    if (stmt.rfind("INSERT", 0) == 0 || stmt.rfind("UPDATE", 0) == 0 ||
+        stmt.rfind("DELETE", 0) == 0)
+      ++w->writes;
+  }
+}
+
+Result<LikeWrites> HotLikes(const std::string& dir, int64_t likes, bool merged, int64_t now_ms) {
+  EmbeddedOptions eo;
+  eo.data_dir = dir;
+  eo.now_ms = now_ms;
+  auto setup = OpenEmbedded(eo);
+  auto run = [](Executor& e, Request r) -> Result<Json> { return e.Execute(r); };
+  Result<Json> done = run(*setup, Request{"init", Json{{"shards", 4}}});
+  for (int64_t u = 0; done.ok() && u <= likes; ++u)
+    done = run(*setup, Request{"user_add", Json{{"name", "u" + std::to_string(u)}}});
+  if (done.ok()) done = run(*setup, Request{"post", Json{{"user", 1}, {"content", "hot"}}});
+  if (!done.ok()) return done.status();
+  const Json msg = done.value().at("id");
+  eo.explain = true;
+  eo.drain = !merged;
+  auto explained = OpenEmbedded(eo);
+  LikeWrites w;
+  for (int64_t u = 2; u <= likes + 1; ++u) {
+    Result<Json> liked = run(*explained, Request{"like", Json{{"user", u}, {"msg", msg}}});
+    if (!liked.ok()) return liked.status();
+    CountWrites(explained->Explain(), &w);
+  }
+  if (merged) {
+    eo.drain = true;
+    auto drainer = OpenEmbedded(eo);
+    Result<Json> drained = run(*drainer, Request{"drain"});
+    if (!drained.ok()) return drained.status();
+    CountWrites(drainer->Explain(), &w);
+  }
+  return w;
+}
+
+int HotLikesMain(const SimFlags& f, int64_t clock_ms) {
+  bool json = f.json || f.jsonl;
+  auto work = WorkDir::Make(f.data, kProgram);
+  if (!work.ok()) return cli::ReportError(kProgram, work.status(), json);
+  SetDurableCommits(false);  // what is written is counted, not how fast
+  std::vector<LikeWrites> runs;
+  for (bool merged : {false, true}) {
+    auto w =
+        HotLikes(work.value().Sub(merged ? "merged" : "unmerged"), f.hot_likes, merged, clock_ms);
+    if (!w.ok()) return cli::ReportError(kProgram, w.status(), json);
+    runs.push_back(w.value());
+  }
+  const double per = 1000.0 / static_cast<double>(f.hot_likes);
+  if (json) {
+    Json j{{"program", kProgram}, {"version", kVersion}, {"likes", f.hot_likes}};
+    for (size_t i = 0; i < runs.size(); ++i)
+      j[i == 0 ? "unmerged" : "merged"] = {
+          {"counter_updates_per_1000_likes", runs[i].counter_updates * per},
+          {"write_statements_per_1000_likes", runs[i].writes * per}};
+    std::cout << j.dump(f.json ? 2 : -1) << "\n";
+    return 0;
+  }
+  Table t;
+  t.columns = {"unmerged", "merged"};
+  t.Add("UPDATE msg_counter per 1000 likes", "statements",
+        {runs[0].counter_updates * per, runs[1].counter_updates * per}, 1);
+  t.Add("write statements per 1000 likes", "statements",
+        {runs[0].writes * per, runs[1].writes * per}, 1);
+  std::cout << kProgram << ": " << f.hot_likes
+            << " likes of one message by as many users, 4 shards; unmerged: each like's "
+               "counter delta applied by its own request; merged: all left pending, then "
+               "one drain\n\n";
+  t.Print(std::cout);
+  return 0;
 }
 
 // What the sim found, for the output.
@@ -190,6 +281,7 @@ int Main(int argc, char** argv) {
                "--now none: the sim compares the modes' timelines item for item, which "
                "needs a pinned clock"),
         json);
+  if (f.hot_likes > 0) return HotLikesMain(f, clock.value());
   auto trace = LoadOrGenerate(f, clock.value(), spec);
   if (!trace.ok()) return cli::ReportError(kProgram, trace.status(), json);
   TraceModel model = ModelTrace(trace.value(), f.cluster.shards);

@@ -1,16 +1,21 @@
 // drain: the op behind weibo-worker. Applies every pending job of every shard (jobs a
 // crashed or --async command left behind, and the jobs those create), then reports how
-// many are still pending — only jobs enqueued by others meanwhile.
+// many are still pending — only jobs enqueued by others meanwhile. It also drops the
+// last-seen ids of users inactive for 30 days (flows/notify.cc), reported as "expired"
+// when there were any.
 #include "flows/flows.h"
 #include "jobs/jobs.h"
 
 namespace weibo {
 
-Json Drain(Context& ctx, const Json&) {
+Json Drain(Context& ctx, const Json& args) {
   int64_t applied = DrainAllPending(ctx);
   int64_t pending = 0;
   for (int i = 0; i < ctx.shards().count(); ++i) pending += CountJobs(ctx.shards().At(i), 0);
-  return Json{{"applied", applied}, {"pending", pending}};
+  Json out{{"applied", applied}, {"pending", pending}};
+  if (!args.value("keep_seen", false))
+    if (int64_t expired = ExpireLastSeen(ctx)) out["expired"] = expired;
+  return out;
 }
 
 }  // namespace weibo

@@ -33,6 +33,28 @@ Json Comment(Context& ctx, const Json& args);
 // flows/refs.cc: the referenced message's side of a comment or repost
 void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& job);
 void ApplyRefRemove(Context& ctx, Shard& target, const RefRemoveJob& job);
+// Many ref_adds of one drain on one shard, merged: one counter UPDATE per message.
+void ApplyRefAdds(Context& ctx, Shard& target, const std::vector<RefAddJob>& jobs);
+
+// flows/like.cc (seed 004)
+Json Like(Context& ctx, const Json& args);
+Json Unlike(Context& ctx, const Json& args);
+Json Likes(Context& ctx, const Json& args);
+// In shard's open write transaction: a counter_delta job for a message of that shard.
+void EnqueueCounterDelta(Context& ctx, Shard& shard, const CounterDeltaJob& job);
+void ApplyCounterDelta(Context& ctx, Shard& target, const CounterDeltaJob& job);
+// The counter_delta jobs of one drain on one shard: one UPDATE per message.
+void MergeCounterDeltas(Context& ctx, Shard& target, const std::vector<CounterDeltaJob>& jobs);
+
+// flows/notify.cc (seed 004): system notifications and their unread count
+Json NotifySend(Context& ctx, const Json& args);
+Json NotifyList(Context& ctx, const Json& args);
+Json NotifyRead(Context& ctx, const Json& args);
+Json NotifyUnread(Context& ctx, const Json& args);
+// Drops the last-seen ids of users inactive for kSeenExpiryMs (the drain runs it);
+// returns how many.
+int64_t ExpireLastSeen(Context& ctx);
+constexpr int64_t kSeenExpiryMs = 30LL * 24 * 3600 * 1000;
 
 // flows/delete.cc
 Json Delete(Context& ctx, const Json& args);

@@ -8,7 +8,9 @@
 //                 of a deleted comment or repost
 //   user_counts   follow_count, fans_count, msg_count = a recount of their rows
 //   counters      every message has one counter row; comment_count / transfer_count = its
-//                 relation rows; commented/transferred cover every page_index handed out
+//                 relation rows; commented/transferred cover every page_index handed out;
+//                 like_count plus the like deltas still pending (counter_delta jobs) = its
+//                 msg_like rows; no like rows of a missing message
 //   inbox         no row for a deleted message or for an author the reader does not follow;
 //                 the author's own row for every message; in push mode (and hybrid, for
 //                 pushed authors whose active list holds the follower: active_on) every
@@ -29,6 +31,7 @@
 //                 token row that breaks them (it grants nothing any more) and such events.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -45,6 +48,7 @@
 #include "tables/msg_counter.h"
 #include "tables/msg_index.h"
 #include "tables/msg_info.h"
+#include "tables/msg_like.h"
 #include "tables/msg_msg_relation.h"
 #include "tables/outbox.h"
 #include "tables/user_relation.h"
@@ -58,6 +62,8 @@ struct Snapshot {
   std::map<std::tuple<int64_t, int64_t, int64_t>, int64_t> relation_time;
   std::map<int64_t, MsgRow> msgs;
   std::map<int64_t, CounterRow> counters;
+  std::map<int64_t, int64_t> like_rows;      // msg_like rows by message
+  std::map<int64_t, int64_t> pending_likes;  // like deltas not applied yet, by message
   std::vector<RelationMsgRow> msg_relations;
   std::set<std::pair<int64_t, int64_t>> inbox;  // (user, msg)
   std::vector<InboxRow> inbox_rows;
@@ -82,6 +88,12 @@ Snapshot Load(Context& ctx) {
     }
     for (auto& m : AllMsgs(shard)) s.msgs[m.id] = m;
     for (auto& c : AllCounters(shard)) s.counters[c.msg_id] = c;
+    for (auto& [msg, n] : LikeCounts(shard)) s.like_rows[msg] = n;
+    for (const JobRow& job : PendingJobs(shard, std::numeric_limits<int64_t>::max()))
+      if (job.kind == CounterDeltaJob::kKind) {
+        auto delta = CounterDeltaJob::Decode(Json::parse(job.payload));
+        s.pending_likes[delta.msg_id] += delta.likes;
+      }
     for (auto& r : AllMsgRelations(shard)) s.msg_relations.push_back(r);
     for (auto& f : AllInboxFloors(shard)) s.floors[f.first] = f.second;
     for (auto& a : AllActiveOn(shard)) s.active_on.insert(a);
@@ -215,6 +227,26 @@ void CheckCounters(Context& ctx, Checker& c, const Snapshot& s) {
                     S(have.transferred) + ", rows say " + S(want.comments) + "/" +
                     S(want.commented) + " " + S(want.transfers) + "/" + S(want.transferred),
                 shard, [&](Shard& sh) { SetCounter(sh, want); });
+  }
+  for (const auto& [id, m] : s.msgs) {
+    auto it = s.counters.find(id);
+    if (it == s.counters.end()) continue;
+    auto rows = s.like_rows.find(id);
+    auto pending = s.pending_likes.find(id);
+    int64_t want = rows == s.like_rows.end() ? 0 : rows->second;
+    int64_t have = it->second.likes + (pending == s.pending_likes.end() ? 0 : pending->second);
+    if (have == want) continue;
+    CounterRow fixed = it->second;
+    fixed.likes = want;
+    c.Violation("counters",
+                "message " + S(id) + " counts likes " + S(have) + ", rows say " + S(want),
+                ctx.shards().ForMsg(id), [&](Shard& sh) { SetCounter(sh, fixed); });
+  }
+  for (const auto& [id, n] : s.like_rows) {
+    int64_t missing = id;
+    if (!s.msgs.count(id))
+      c.Violation("counters", S(n) + " like row(s) of missing message " + S(id),
+                  ctx.shards().ForMsg(id), [&](Shard& sh) { DeleteLikesOf(sh, missing); });
   }
   for (const auto& [id, counter] : s.counters) {
     int64_t missing = id;
@@ -367,6 +399,9 @@ void CheckTokens(Context& ctx, Checker& c, const Snapshot& s) {
 Json Fsck(Context& ctx, const Json& args) {
   bool repair = args.value("repair", false);
   Checker c(ctx, repair);
+  // A server's counter deltas held back to merge (jobs.h) are applied first: they are
+  // this process's own work in progress, not a pending job left by a crash.
+  ApplyDeferredJobs(ctx);
   CheckStorage(ctx, c, repair);
   Snapshot s = Load(ctx);
   CheckRelations(ctx, c, s);

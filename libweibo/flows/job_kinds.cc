@@ -19,21 +19,39 @@ constexpr JobKind Kind(bool (*self_idempotent)(const Json&) = nullptr) {
   return JobKind{Job::kKind, Decoded<Job, Apply>, self_idempotent};
 }
 
+// A kind whose jobs merge (jobs.h, JobKind::merge): Merge applies the decoded payloads of
+// one drain's transaction at once.
+template <typename Job, void (*Merge)(Context&, Shard&, const std::vector<Job>&)>
+void DecodedAll(Context& ctx, Shard& target, const std::vector<const Json*>& payloads) {
+  std::vector<Job> jobs;
+  jobs.reserve(payloads.size());
+  for (const Json* payload : payloads) jobs.push_back(Job::Decode(*payload));
+  Merge(ctx, target, jobs);
+}
+
+// deferrable: a server may hold its jobs back to merge more of them (jobs.h).
+template <typename Job, void (*Apply)(Context&, Shard&, const Job&),
+          void (*Merge)(Context&, Shard&, const std::vector<Job>&)>
+constexpr JobKind Merged(bool deferrable = false) {
+  return JobKind{Job::kKind, Decoded<Job, Apply>, nullptr, DecodedAll<Job, Merge>, deferrable};
+}
+
 const JobKind kJobKinds[] = {
-    Kind<UserCreateJob, ApplyUserCreate>(),             // flows/user.cc
-    Kind<FanAddJob, ApplyFanAdd>(),                     // flows/follow.cc
-    Kind<FanRemoveJob, ApplyFanRemove>(),               // flows/follow.cc
-    Kind<InboxMergeJob, ApplyInboxMerge>(),             // flows/follow.cc
-    Kind<FanOutJob, ApplyFanOut>(),                     // flows/fanout.cc
-    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain),  // flows/fanout.cc
-    Kind<PurgeJob, ApplyPurge>(),                       // flows/fanout.cc
-    Kind<UndeliverJob, ApplyUndeliver>(),               // flows/fanout.cc
-    Kind<RefAddJob, ApplyRefAdd>(),                     // flows/refs.cc
-    Kind<RefRemoveJob, ApplyRefRemove>(),               // flows/refs.cc
-    Kind<ActiveJoinJob, ApplyActiveJoin>(),             // flows/active.cc
-    Kind<ActiveMergeJob, ApplyActiveMerge>(),           // flows/active.cc
-    Kind<ActiveDropJob, ApplyActiveDrop>(),             // flows/active.cc
-    Kind<AppEventJob, ApplyAppEvent>(),                 // flows/tokens.cc
+    Kind<UserCreateJob, ApplyUserCreate>(),                                // flows/user.cc
+    Kind<FanAddJob, ApplyFanAdd>(),                                        // flows/follow.cc
+    Kind<FanRemoveJob, ApplyFanRemove>(),                                  // flows/follow.cc
+    Kind<InboxMergeJob, ApplyInboxMerge>(),                                // flows/follow.cc
+    Kind<FanOutJob, ApplyFanOut>(),                                        // flows/fanout.cc
+    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain),                     // flows/fanout.cc
+    Kind<PurgeJob, ApplyPurge>(),                                          // flows/fanout.cc
+    Kind<UndeliverJob, ApplyUndeliver>(),                                  // flows/fanout.cc
+    Merged<RefAddJob, ApplyRefAdd, ApplyRefAdds>(),                        // flows/refs.cc
+    Merged<CounterDeltaJob, ApplyCounterDelta, MergeCounterDeltas>(true),  // flows/like.cc
+    Kind<RefRemoveJob, ApplyRefRemove>(),                                  // flows/refs.cc
+    Kind<ActiveJoinJob, ApplyActiveJoin>(),                                // flows/active.cc
+    Kind<ActiveMergeJob, ApplyActiveMerge>(),                              // flows/active.cc
+    Kind<ActiveDropJob, ApplyActiveDrop>(),                                // flows/active.cc
+    Kind<AppEventJob, ApplyAppEvent>(),  // flows/tokens.cc
 };
 
 const JobKinds kTable{std::begin(kJobKinds), std::end(kJobKinds)};

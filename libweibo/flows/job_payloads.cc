@@ -131,6 +131,15 @@ RefRemoveJob RefRemoveJob::Decode(const Json& j) {
           j.at("reference_msg_id").get<int64_t>(), j.at("referenced_msg_id").get<int64_t>()};
 }
 
+Json CounterDeltaJob::Encode() const {
+  return Json{{"msg_id", msg_id}, {"likes", likes}, {"views", views}};
+}
+
+CounterDeltaJob CounterDeltaJob::Decode(const Json& j) {
+  return {j.at("msg_id").get<int64_t>(), j.value("likes", int64_t{0}),
+          j.value("views", int64_t{0})};
+}
+
 Json ActiveJoinJob::Encode() const {
   return Json{{"fan", fan}, {"authors", authors}, {"floor", floor}};
 }

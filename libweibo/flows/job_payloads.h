@@ -131,6 +131,19 @@ struct RefRemoveJob {
   static RefRemoveJob Decode(const Json& j);
 };
 
+// flows/like.cc: a change of a message's like_count or view_count, on the message's own
+// shard (a like, an unlike, a view counted by show). Deltas of one message pending together
+// are merged into one UPDATE (ApplyCounterDeltas); readers add the pending ones
+// (tables/msg_counter.h, GetLiveCounter, which reads these keys in SQL).
+struct CounterDeltaJob {
+  static constexpr const char* kKind = "counter_delta";
+  int64_t msg_id = 0;
+  int64_t likes = 0;
+  int64_t views = 0;
+  Json Encode() const;
+  static CounterDeltaJob Decode(const Json& j);
+};
+
 // flows/active.cc: a reader rejoining the active lists of the followees on one shard.
 struct ActiveJoinJob {
   static constexpr const char* kKind = "active_join";

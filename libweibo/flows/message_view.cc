@@ -2,6 +2,7 @@
 // fixed page_index of a comment or repost (read from the relation row beside the message
 // it refers to) and the root message (seed 000, 6-30 update), or {"id","deleted":true}
 // when the author deleted it.
+#include "flows/job_payloads.h"
 #include "flows/message.h"
 #include "storage/clock.h"
 #include "tables/msg_counter.h"
@@ -45,7 +46,7 @@ Json MessageView::Render(int64_t msg_id) {
 
 Json MessageView::Render(const MsgRow& m) {
   Shard& shard = ctx_.shards().ForMsg(m.id);
-  CounterRow c = GetCounter(shard, m.id).value_or(CounterRow{});
+  CounterRow c = GetLiveCounter(shard, m.id, CounterDeltaJob::kKind).value_or(CounterRow{});
   Json j{{"id", std::to_string(m.id)},
          {"user_id", std::to_string(m.user_id)},
          {"user_name", UserName(m.user_id)},

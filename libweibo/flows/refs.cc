@@ -9,6 +9,16 @@
 // (page 0 unless counted), so the comment shows "deleted by its author". ref_remove records
 // the comment or repost in msg_deleted first, so a ref_add of it that a crash left pending
 // and that arrives later adds no relation row and no count.
+//
+// ref_add jobs merge (seed 004: "three reposts become one +3"): the ref_adds one drain
+// applies to a shard are applied together, after its other jobs, by ApplyRefAdds — one
+// UPDATE msg_counter per referenced message, the page_index of each comment or repost
+// numbered in the order written, as one job at a time would. A ref_remove in the same
+// drain of a comment whose ref_add is there too runs first and records it deleted, so the
+// ref_add adds nothing (its number is then never handed out: a hole, as a deletion makes).
+#include <algorithm>
+#include <set>
+
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "tables/msg_counter.h"
@@ -22,7 +32,9 @@ void EnqueueRefAdd(Context& ctx, Shard& shard, const MsgRow& msg) {
           RefAddJob{msg.type, msg.user_id, msg.id, msg.ref_user_id, msg.ref_msg_id, msg.time});
 }
 
-void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& p) {
+namespace {
+
+RelationMsgRow Relation(const RefAddJob& p) {
   RelationMsgRow rel;
   rel.type = p.type;
   rel.reference_id = p.reference_id;
@@ -30,6 +42,13 @@ void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& p) {
   rel.referenced_id = p.referenced_id;
   rel.referenced_msg_id = p.referenced_msg_id;
   rel.time = p.time;
+  return rel;
+}
+
+}  // namespace
+
+void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& p) {
+  RelationMsgRow rel = Relation(p);
   if (GetMsgRelation(target, rel.reference_id, rel.reference_msg_id)) return;
   // The comment or repost was deleted and its ref_remove came first (a crash left this
   // job pending): nothing to add.
@@ -46,6 +65,49 @@ void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& p) {
     rel.page_index = PageIndex(n, ctx.config().page_size);
   }
   InsertMsgRelation(target, rel);
+}
+
+void ApplyRefAdds(Context& ctx, Shard& target, const std::vector<RefAddJob>& jobs) {
+  // What one ApplyRefAdd per job would write, with one counter UPDATE per referenced
+  // message: the comments and reposts each gets, numbered in the order written.
+  struct Refs {
+    int64_t msg_id = 0;
+    std::vector<const RefAddJob*> comments, reposts;
+  };
+  std::vector<Refs> by_msg;
+  std::set<std::pair<int64_t, int64_t>> seen;  // (reference_id, reference_msg_id)
+  for (const RefAddJob& p : jobs) {
+    if (!seen.emplace(p.reference_id, p.reference_msg_id).second) continue;
+    if (GetMsgRelation(target, p.reference_id, p.reference_msg_id)) continue;
+    if (MsgDeleted(target, p.reference_msg_id)) continue;
+    auto it = std::find_if(by_msg.begin(), by_msg.end(),
+                           [&](const Refs& r) { return r.msg_id == p.referenced_msg_id; });
+    if (it == by_msg.end()) {
+      by_msg.push_back(Refs{p.referenced_msg_id, {}, {}});
+      it = by_msg.end() - 1;
+    }
+    (p.type == kComment ? it->comments : it->reposts).push_back(&p);
+  }
+  for (const Refs& refs : by_msg) {
+    CounterRow delta;
+    delta.msg_id = refs.msg_id;
+    delta.commented = delta.comments = static_cast<int64_t>(refs.comments.size());
+    delta.transferred = delta.transfers = static_cast<int64_t>(refs.reposts.size());
+    std::optional<CounterRow> now;
+    if (AddCounter(target, delta)) now = GetCounter(target, refs.msg_id);
+    auto insert = [&](const std::vector<const RefAddJob*>& list, int64_t count) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        RelationMsgRow rel = Relation(*list[i]);
+        if (now) {
+          int64_t n = count - static_cast<int64_t>(list.size() - i) + 1;
+          rel.page_index = PageIndex(n, ctx.config().page_size);
+        }
+        InsertMsgRelation(target, rel);
+      }
+    };
+    insert(refs.comments, now ? now->commented : 0);
+    insert(refs.reposts, now ? now->transferred : 0);
+  }
 }
 
 void ApplyRefRemove(Context&, Shard& target, const RefRemoveJob& p) {

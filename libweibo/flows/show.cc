@@ -1,12 +1,14 @@
 // show, comments, reposts, count: reading one message, its fixed pages, and the
 // counters of many messages in one call (seed 004's batch counter read).
 //
-// show counts a view (view_count + 1 in one transaction on the message's shard: SPEC
-// §6). comments and reposts read one fixed page: the relation rows with that page_index,
-// all on the message's own shard (seed 000's 12-08 correction), oldest first, then each
-// comment or repost from its author's shard. A page may hold fewer than page_size items
-// (deleted ones leave holes) and a page beyond the last one handed out is empty; only an
-// unknown message is not_found. count reads msg_counter rows, each on its message's shard.
+// show counts a view (SPEC §6): a counter_delta job (flows/like.cc) written in one
+// transaction on the message's shard, merged with the other pending deltas of the message
+// when applied; the view is in the message it prints. comments and reposts read one fixed
+// page: the relation rows with that page_index, all on the message's own shard (seed 000's 12-08
+// correction), oldest first, then each comment or repost from its author's shard. A page may hold
+// fewer than page_size items (deleted ones leave holes) and a page beyond the last one handed out
+// is empty; only an unknown message is not_found. count reads msg_counter rows, each on its
+// message's shard.
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "storage/failure.h"
@@ -39,13 +41,12 @@ Json Show(Context& ctx, const Json& args) {
   Shard& shard = ctx.shards().ForMsg(msg_id);
   {
     WriteTxn txn(shard);
-    CounterRow view;
-    view.msg_id = msg_id;
-    view.views = 1;
-    if (!AddCounter(shard, view))
+    if (!GetCounter(shard, msg_id))
       Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+    EnqueueCounterDelta(ctx, shard, CounterDeltaJob{msg_id, 0, 1});
     txn.Commit();
   }
+  ctx.Settle();
   Json m = MessageView(ctx).Render(msg_id);
   if (m.is_null()) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
   return m;
@@ -59,7 +60,7 @@ Json Count(Context& ctx, const Json& args) {
   Json out = Json::array();
   for (const auto& id_json : args.at("msgs")) {
     int64_t msg_id = id_json.get<int64_t>();
-    auto c = GetCounter(ctx.shards().ForMsg(msg_id), msg_id);
+    auto c = GetLiveCounter(ctx.shards().ForMsg(msg_id), msg_id, CounterDeltaJob::kKind);
     if (!c) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
     out.push_back(Json{{"id", std::to_string(msg_id)}, {"counts", CountsJson(*c)}});
   }

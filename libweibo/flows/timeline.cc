@@ -59,9 +59,11 @@
 #include "flows/feed_policy.h"
 #include "flows/flows.h"
 #include "flows/message.h"
+#include "storage/failure.h"
 #include "tables/active_fan.h"
 #include "tables/author_feed.h"
 #include "tables/msg_index.h"
+#include "tables/notification.h"
 #include "tables/user_relation.h"
 
 namespace weibo {
@@ -430,15 +432,9 @@ void Page::Merge(std::vector<Source>& sources, int64_t bottom) {
   }
 }
 
-}  // namespace
-
-Json Timeline(Context& ctx, const Json& args) {
-  int64_t reader = ctx.ResolveUser(args.at("user"));
-  int64_t count = args.value("count", 20);
-  int64_t max_id = args.value("max_id", int64_t{0});
-  int64_t since_id = args.value("since_id", int64_t{0});
-  int64_t skip = args.value("page", int64_t{0}) * count;
-  bool home = !args.value("posts", false);
+// One page of the timeline, after its arguments.
+Json ReadPage(Context& ctx, int64_t reader, int64_t count, int64_t max_id, int64_t since_id,
+              int64_t skip, bool home) {
   PageTxns txns(ctx.shards());
   Page page(ctx, count, skip, max_id);
   if (home) {
@@ -454,8 +450,6 @@ Json Timeline(Context& ctx, const Json& args) {
       page.LowerCursorTo(h.floor);
       page.Merge(sources, since_id);
     }
-    txns.Release();  // before NoteActivity writes
-    NoteActivity(ctx, reader);
   } else {
     std::vector<Source> sources;
     txns.Hold(ctx.shards().ForUser(reader));
@@ -463,6 +457,63 @@ Json Timeline(Context& ctx, const Json& args) {
     page.Merge(sources, since_id);
   }
   return page.Take();
+}
+
+// The red dot (seed 004): how many home timeline items by others are newer than the mark,
+// counted up to kUnreadCap + 1 ("99+" above the cap); 0 without a mark (a new user, or one
+// whose mark expired after 30 days inactive, flows/notify.cc), as for notifications.
+constexpr int64_t kUnreadCap = 99;
+
+Json Unread(Context& ctx, int64_t reader) {
+  auto seen = GetSeen(ctx.shards().ForUser(reader), reader, kSeenTimeline);
+  int64_t unread = 0;
+  if (seen) {
+    const std::string self = std::to_string(reader);
+    for (const Json& m : ReadPage(ctx, reader, kUnreadCap + 1, 0, seen->last_id, 0, true))
+      if (m.at("user_id").get<std::string>() != self) ++unread;
+  }
+  return Json{
+      {"user_id", std::to_string(reader)},
+      {"unread", unread},
+      {"badge", unread > kUnreadCap ? std::to_string(kUnreadCap) + "+" : std::to_string(unread)}};
+}
+
+// After the first page of a home timeline was read: moves the red dot's mark to its newest
+// item. Not part of the read: only when the mark moves (a reread with nothing new writes
+// nothing), one upsert of one row on the reader's shard, committed without an fsync
+// (Sync::kNormal) — a power cut may lose it, and then the dot shows again what was seen.
+void MoveMark(Context& ctx, int64_t reader, const Json& page) {
+  if (page.empty()) return;
+  const int64_t newest = std::stoll(page.front().at("id").get<std::string>());
+  Shard& shard = ctx.shards().ForUser(reader);
+  auto seen = GetSeen(shard, reader, kSeenTimeline);
+  if (seen && seen->last_id >= newest) return;
+  WriteTxn txn(shard, Sync::kNormal);
+  SetSeen(shard, reader, kSeenTimeline, newest, ctx.now());
+  txn.Commit();
+}
+
+}  // namespace
+
+Json Timeline(Context& ctx, const Json& args) {
+  int64_t reader = ctx.ResolveUser(args.at("user"));
+  int64_t count = args.value("count", 20);
+  int64_t max_id = args.value("max_id", int64_t{0});
+  int64_t since_id = args.value("since_id", int64_t{0});
+  int64_t page_number = args.value("page", int64_t{0});
+  bool home = !args.value("posts", false);
+  if (args.value("unread", false)) {
+    if (!home || max_id != 0 || since_id != 0 || page_number != 0)
+      Fail(Code::kInvalidArgument,
+           "--unread counts the whole home timeline: no --posts, --max-id, --since-id or --page");
+    return Unread(ctx, reader);
+  }
+  Json page = ReadPage(ctx, reader, count, max_id, since_id, page_number * count, home);
+  if (home) {
+    if (max_id == 0 && since_id == 0 && page_number == 0) MoveMark(ctx, reader, page);
+    NoteActivity(ctx, reader);
+  }
+  return page;
 }
 
 }  // namespace weibo

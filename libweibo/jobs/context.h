@@ -40,6 +40,15 @@ struct GroupCommit {
   // own before it returns).
   size_t limit = 0;
   UnsyncedJobs unsynced;
+  // Set with a limit by long-running servers (weibod, the nodes, the bench): the jobs of
+  // merging kinds (counter deltas, jobs.h JobKind::merge) that a request made for its own
+  // shard are not applied by the request but gathered here, still pending in the outbox,
+  // and applied together — one UPDATE per message — by ApplyDeferredJobs (jobs.h).
+  bool defer_merged = false;
+  std::vector<JobRef> deferred;
+  // When the oldest of them was held back (steady clock, ms): Idle() applies them once it
+  // is kDeferredHoldMs old (jobs.h), not at every pause between two requests.
+  int64_t deferred_since_ms = 0;
 };
 
 class Context {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <set>
 #include <string>
@@ -115,13 +116,25 @@ int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs, bool group_com
     Shard& target = ctx.shards().At(t);
     bool defer = group_commit && Deferrable(group, t);
     WriteTxn txn(target, defer ? Sync::kNormal : Sync::kFull);
+    // Jobs of merging kinds, by kind (in table order), applied together after the others.
+    std::map<const JobKind*, std::vector<const Json*>> merged;
     for (const Parsed& p : group) {
-      if (ApplyParsedInTxn(ctx, target, *p.job, p.payload)) ++n;
+      const JobKind* kind = FindJobKind(p.job->kind);
+      if (kind != nullptr && kind->merge != nullptr) {
+        if (!JobApplied(target, p.job->global_id())) {
+          RecordJobApplied(target, p.job->global_id(), ctx.now());
+          merged[kind].push_back(&p.payload);
+          ++n;
+        }
+      } else if (ApplyParsedInTxn(ctx, target, *p.job, p.payload)) {
+        ++n;
+      }
       if (p.job->source_shard == t)
         MarkJobDone(target, p.job->local_id);
       else if (!defer)
         done[p.job->source_shard].push_back(p.job->local_id);
     }
+    for (auto& [kind, payloads] : merged) kind->merge(ctx, target, payloads);
     txn.Commit();
     if (defer)
       for (const Parsed& p : group) unsynced.jobs[{p.job->source_shard, p.job->local_id}] = t;
@@ -221,6 +234,17 @@ constexpr int64_t kCatchUp = 256;
 // a wave puts those first (same target transaction or same delivery, in order). A pair
 // with more than kCatchUp of them is left to the worker or a node's drain, which go
 // through each outbox in order: the request's jobs of that pair then stay pending too.
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+bool HeldBack(const JobRow& job) {
+  const JobKind* kind = FindJobKind(job.kind);
+  return kind != nullptr && kind->merge != nullptr && kind->deferrable;
+}
+
 std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
   std::map<std::pair<int, int>, int64_t> first;  // (source, target) -> oldest own job id
   std::map<int, int64_t> newest_first;           // source -> the largest of those
@@ -235,13 +259,19 @@ std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
     newest_first[key.first] = std::max(newest_first[key.first], id);
   // Jobs this process applied and awaits the sync of (group commit) are pending too, but
   // were applied in order already: they are passed over, not applied again.
+  // So are the deferred counter deltas (GroupCommit::deferred): they commute with every
+  // other job, and are applied merged later.
   const UnsyncedJobs& unsynced = ctx.group_commit().unsynced;
+  const std::vector<JobRef>& deferred_refs = ctx.group_commit().deferred;
+  std::set<std::pair<int, int64_t>> deferred;
+  for (const JobRef& ref : deferred_refs) deferred.emplace(ref.shard, ref.local_id);
   auto ours = [&](int source, int64_t id) {
-    return mine.count({source, id}) > 0 || unsynced.count(source, id);
+    return mine.count({source, id}) > 0 || unsynced.count(source, id) ||
+           deferred.count({source, id}) > 0;
   };
   // One query per source shard: is any pending job below ours someone else's? Usually not.
   std::set<int> behind;  // sources holding older pending jobs that are not ours
-  const int64_t known = static_cast<int64_t>(mine.size() + unsynced.jobs.size());
+  const int64_t known = static_cast<int64_t>(mine.size() + unsynced.jobs.size() + deferred.size());
   for (const auto& [source, below] : newest_first) {
     for (int64_t id : PendingJobIds(ctx.shards().At(source), below, known + 1))
       if (!ours(source, id)) {
@@ -253,8 +283,9 @@ std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
   std::set<std::pair<int, int>> held;
   for (const auto& [key, below] : first) {
     if (!behind.count(key.first)) continue;
-    auto older = PendingJobsBefore(ctx.shards().At(key.first), key.second, below,
-                                   kCatchUp + 1 + static_cast<int64_t>(unsynced.jobs.size()));
+    auto older = PendingJobsBefore(
+        ctx.shards().At(key.first), key.second, below,
+        kCatchUp + 1 + static_cast<int64_t>(unsynced.jobs.size() + deferred.size()));
     std::vector<JobRow> todo;
     for (JobRow& job : older)
       if (!ours(job.source_shard, job.local_id)) todo.push_back(std::move(job));
@@ -279,6 +310,7 @@ int64_t DrainCreated(Context& ctx) {
   // it (tier 0 deliveries before tier 1, a merge after its fan row). On a cluster node the
   // wave's jobs for other nodes' shards go out together. Each wave first takes the older
   // pending jobs of its (source, target) pairs (InOrder).
+  GroupCommit& group = ctx.group_commit();
   size_t next = 0;
   while (next < created.size()) {
     std::vector<JobRow> own, wave, remote;
@@ -286,6 +318,11 @@ int64_t DrainCreated(Context& ctx) {
       JobRow row;
       Shard& source = ctx.shards().At(created[next].shard);
       if (!GetJob(source, created[next].local_id, &row) || row.state != 0) continue;
+      if (group.defer_merged && row.target_shard == row.source_shard && HeldBack(row)) {
+        if (group.deferred.empty()) group.deferred_since_ms = SteadyMs();
+        group.deferred.push_back(created[next]);
+        continue;
+      }
       own.push_back(std::move(row));
     }
     for (JobRow& row : InOrder(ctx, std::move(own)))
@@ -294,10 +331,28 @@ int64_t DrainCreated(Context& ctx) {
     n += DeliverCollected(ctx, &remote);
   }
   created.clear();
-  GroupCommit& group = ctx.group_commit();
+  if (group.deferred.size() >= kMaxDeferred) n += ApplyDeferredJobs(ctx);
   if (!group.unsynced.empty() && group.unsynced.jobs.size() >= group.limit)
     SyncAppliedJobs(ctx.shards(), group);
   return n;
+}
+
+bool DeferredJobsDue(const GroupCommit& group) {
+  return !group.deferred.empty() && (group.deferred.size() >= kMaxDeferred ||
+                                     SteadyMs() - group.deferred_since_ms >= kDeferredHoldMs);
+}
+
+int64_t ApplyDeferredJobs(Context& ctx) {
+  std::vector<JobRef> refs;
+  refs.swap(ctx.group_commit().deferred);
+  std::vector<JobRow> rows;
+  for (const JobRef& ref : refs) {
+    JobRow row;
+    // A drain may have applied it meanwhile (DrainAllPending takes every pending job).
+    if (GetJob(ctx.shards().At(ref.shard), ref.local_id, &row) && row.state == 0)
+      rows.push_back(std::move(row));
+  }
+  return rows.empty() ? 0 : ApplyBatch(ctx, rows, false);
 }
 
 void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit) {

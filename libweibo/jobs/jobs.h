@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "jobs/context.h"
 #include "tables/outbox.h"
@@ -39,6 +40,18 @@ int64_t DrainAllPending(Context& ctx);
 // Executor::Idle() when idle and at least every few tens of milliseconds, and a closing
 // executor calls it too.
 void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit);
+// Applies the jobs deferred in the context's GroupCommit (defer_merged), merged; returns how
+// many. A server calls it through Executor::Idle(), fsck before it looks, and DrainCreated
+// once kMaxDeferred have gathered. A crash before loses nothing: they are pending.
+int64_t ApplyDeferredJobs(Context& ctx);
+constexpr size_t kMaxDeferred = 4096;
+// How long a server holds counter deltas back at most before Idle() applies them: a hot
+// message liked by many clients one request at a time still gets one UPDATE per this long.
+// Readers count pending deltas, so only the outbox's length depends on it. One second, as
+// weibod's default --drain-interval, whose passes apply them too.
+constexpr int64_t kDeferredHoldMs = 1000;
+// Whether the held-back jobs are due: kMaxDeferred of them, or the oldest kDeferredHoldMs old.
+bool DeferredJobsDue(const GroupCommit& group_commit);
 
 // The job kinds. This layer knows none: the layer above owns the table (flows/job_kinds.cc)
 // and registers it here before any job is applied (OpenEmbedded does, through
@@ -52,6 +65,14 @@ struct JobKind {
   // Whether a job of this kind with this payload may be applied twice without harm and so
   // needs no job_applied mark (the reasoning is the handler's); nullptr: never.
   bool (*self_idempotent)(const Json& payload);
+  // Set for kinds whose jobs merge (seed 004's counter batching): every job of the kind in
+  // one drain transaction of a target is applied by one call with all their payloads, in
+  // the order written, after the transaction's other jobs (so they must commute with
+  // them), each with its job_applied mark. nullptr: one handler call per job.
+  void (*merge)(Context& ctx, Shard& target, const std::vector<const Json*>& payloads) = nullptr;
+  // A merging kind whose jobs for their own source shard a server may hold back to merge
+  // them across requests (GroupCommit::defer_merged): readers must not need them applied.
+  bool deferrable = false;
 };
 struct JobKinds {
   const JobKind* begin;

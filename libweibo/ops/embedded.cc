@@ -20,11 +20,19 @@ namespace {
 class Embedded : public Executor {
  public:
   explicit Embedded(EmbeddedOptions options) : options_(std::move(options)) {}
-  ~Embedded() override { Idle(); }
+  ~Embedded() override { Finish(true); }
 
-  void Idle() override {
+  void Idle() override { Finish(false); }
+
+  // Deferred work: the counter deltas held back once they are due (all of them when
+  // closing), then the group commit's sync.
+  void Finish(bool closing) {
     if (!shards_) return;
     try {
+      if (closing ? !group_commit_.deferred.empty() : DeferredJobsDue(group_commit_)) {
+        Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
+        ApplyDeferredJobs(ctx);
+      }
       SyncAppliedJobs(*shards_, group_commit_);
     } catch (const std::exception&) {  // the jobs stay pending; the next drain applies them
     }
@@ -44,13 +52,18 @@ class Embedded : public Executor {
       if (op->local != nullptr && request.authenticate)  // no cluster open to check it against
         Fail(Code::kInvalidRequest, request.op + " is not served to authenticated requests");
       if (op->local != nullptr) {  // init: the cluster it replaces must not stay open
-        Idle();
+        Finish(true);
         shards_.reset();
         return op->local(options_.data_dir, args);
       }
       if (!shards_) {
         shards_ = std::make_unique<ShardSet>(options_.data_dir, Log());
-        group_commit_ = GroupCommit{static_cast<size_t>(std::max(0, options_.group_commit)), {}};
+        group_commit_ = GroupCommit();
+        group_commit_.limit = static_cast<size_t>(std::max(0, options_.group_commit));
+        // A server (group commit on) merges counter deltas across requests (jobs.h). Not a
+        // cluster node: a request served by another node (fsck, a drain) would find the
+        // deltas this one holds pending, and could not apply them first.
+        group_commit_.defer_merged = options_.group_commit > 0 && options_.transport == nullptr;
       }
       if (request.authenticate) {  // on the executor's own clock, not the request's now
         Context auth(*shards_, Clock(options_.now_ms));

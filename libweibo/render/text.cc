@@ -97,8 +97,37 @@ std::string Counts(const Json& list) {
 }
 
 std::string Drain(const Json& r) {
-  return "applied " + std::to_string(r.at("applied").get<int64_t>()) + " job(s), " +
-         std::to_string(r.at("pending").get<int64_t>()) + " pending\n";
+  std::string out = "applied " + std::to_string(r.at("applied").get<int64_t>()) + " job(s), " +
+                    std::to_string(r.at("pending").get<int64_t>()) + " pending";
+  if (r.contains("expired"))
+    out += ", " + std::to_string(r.at("expired").get<int64_t>()) + " last-seen id(s) expired";
+  return out + "\n";
+}
+
+std::string Likes(const Json& list) {
+  std::string out;
+  for (const auto& l : list)
+    out += l.at("user_id").get<std::string>() + " @" + l.at("user_name").get<std::string>() + " " +
+           l.at("time").get<std::string>() + "\n";
+  return out;
+}
+
+std::string Notification(const Json& n) {
+  return "#" + n.at("id").get<std::string>() + " " + n.at("time").get<std::string>() + "\n  " +
+         n.at("content").get<std::string>() + "\n";
+}
+
+std::string Notifications(const Json& list) {
+  std::string out;
+  for (const auto& n : list) out += Notification(n);
+  return out;
+}
+
+std::string Unread(const Json& r) { return std::to_string(r.at("unread").get<int64_t>()) + "\n"; }
+
+std::string Timeline(const Json& r) {
+  if (r.is_object() && r.contains("badge")) return r.at("badge").get<std::string>() + "\n";
+  return Default(r);
 }
 
 std::string Default(const Json& r) {

@@ -23,6 +23,12 @@ std::string Apps(const Json& list);       // app_list
 std::string AppEvents(const Json& list);  // app_events
 std::string Token(const Json& token);     // token_issue (with the token, once), revoke, check
 std::string Tokens(const Json& list);     // token_list
+std::string Likes(const Json& list);          // likes: who liked a message
+std::string Notification(const Json& item);   // notify_send
+std::string Notifications(const Json& list);  // notify_list
+std::string Unread(const Json& result);       // notify_read, notify_unread
+// timeline: the messages (Default), or with --unread the red dot's badge.
+std::string Timeline(const Json& result);
 // Ops without a renderer of their own: a message or a list of them as blocks, anything
 // else as indented JSON.
 std::string Default(const Json& result);

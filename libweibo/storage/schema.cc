@@ -140,6 +140,23 @@ CREATE TABLE app_event(
   token_id TEXT NOT NULL, user_id INTEGER NOT NULL, time INTEGER NOT NULL,
   UNIQUE(app_key, kind, token_id));
 )sql",
+    // 11: seed 004 (SPEC §6). msg_like: who likes a message, on the message's shard (its
+    //     count is msg_counter.like_count); by time for the newest-first pages.
+    //     notification: the one list of system notifications for everyone, on shard 0.
+    //     last_seen: per user (on the user's shard) the id of the last item seen of a list
+    //     (kind 0 notifications, 1 the home timeline's red dot) and when it was stored.
+    R"sql(
+CREATE TABLE msg_like(
+  msg_id INTEGER NOT NULL, user_id INTEGER NOT NULL, time INTEGER NOT NULL,
+  PRIMARY KEY(msg_id, user_id)) WITHOUT ROWID;
+CREATE INDEX msg_like_by_time ON msg_like(msg_id, time, user_id);
+CREATE TABLE notification(
+  notify_id INTEGER PRIMARY KEY, content TEXT NOT NULL, time INTEGER NOT NULL);
+CREATE TABLE last_seen(
+  user_id INTEGER NOT NULL, kind INTEGER NOT NULL, last_id INTEGER NOT NULL,
+  time INTEGER NOT NULL, PRIMARY KEY(user_id, kind)) WITHOUT ROWID;
+CREATE INDEX last_seen_by_time ON last_seen(kind, time);
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);

@@ -21,6 +21,8 @@ const CodeRow kCodes[] = {
     {Code::kNotFollowing, "not_following", 1},
     {Code::kCannotFollowSelf, "cannot_follow_self", 1},
     {Code::kForbidden, "forbidden", 1},
+    {Code::kAlreadyLiked, "already_liked", 1},
+    {Code::kNotLiked, "not_liked", 1},
     {Code::kTokenMissing, "token_missing", 3},
     {Code::kTokenInvalid, "token_invalid", 3},
     {Code::kTokenExpired, "token_expired", 3},

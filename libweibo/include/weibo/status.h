@@ -25,6 +25,8 @@ enum class Code {
   kCannotFollowSelf,  // (exit 1)
   kForbidden,         // acting on another user's message, or a valid token acting outside
                       // its user or scope (exit 1)
+  kAlreadyLiked,      // the user likes the message already (exit 1)
+  kNotLiked,          // unlike of a message the user does not like (exit 1)
   // weibod --auth (weibod(1), AUTHENTICATION) and weibo-token check (exit 3):
   kTokenMissing,     // the request carries no token
   kTokenInvalid,     // malformed, or no stored hash matches: nothing else is told

@@ -116,7 +116,8 @@ TEST_CASE("every argument given on the command line reaches the request under it
 
 TEST_CASE("left out, an option sends its default, a flag false, and anything else nothing") {
   Json sent = Parse(*FindOperation("timeline"), {"-u", "5"});
-  CHECK(sent == Json{{"user", "5"}, {"posts", false}, {"count", 20}, {"page", 0}});
+  CHECK(sent ==
+        Json{{"user", "5"}, {"posts", false}, {"count", 20}, {"page", 0}, {"unread", false}});
   Json init = Parse(*FindOperation("init"), {});
   CHECK(init.at("shards") == ClusterConfig().shards);
   CHECK(init.at("feed") == ClusterConfig().feed);

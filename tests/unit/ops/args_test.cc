@@ -28,8 +28,10 @@ std::string Repeat(const std::string& s, int n) {
 
 TEST_CASE("operation table: every core op of SPEC §11 is listed once with its arguments") {
   for (const char* name :
-       {"user_add", "user_show", "user_list", "follow", "unfollow", "post", "repost", "comment",
-        "delete", "timeline", "show", "comments", "reposts", "count", "init", "fsck"}) {
+       {"user_add", "user_show",   "user_list",   "follow",      "unfollow",     "post",
+        "repost",   "comment",     "delete",      "timeline",    "show",         "comments",
+        "reposts",  "count",       "init",        "fsck",        "like",         "unlike",
+        "likes",    "notify_send", "notify_list", "notify_read", "notify_unread"}) {
     INFO(name);
     const OpSpec* op = FindOperation(name);
     REQUIRE(op != nullptr);
@@ -41,8 +43,8 @@ TEST_CASE("operation table: every core op of SPEC §11 is listed once with its a
   std::vector<std::string> names;
   for (const auto& a : Op("timeline").args) names.push_back(a.name);
   // In the order weibo-timeline --help lists its options.
-  REQUIRE(names ==
-          std::vector<std::string>{"user", "posts", "count", "max_id", "since_id", "page"});
+  REQUIRE(names == std::vector<std::string>{"user", "posts", "count", "max_id", "since_id", "page",
+                                            "unread"});
 }
 
 TEST_CASE("CountCodePoints: code points of valid UTF-8, -1 for invalid bytes") {

@@ -1,0 +1,89 @@
+// flows/notify.cc and the red dot (flows/timeline.cc): one notification row for everyone,
+// unread counts from one last-seen id per user, its 30-day expiry, and timeline --unread.
+#include "test_support.h"
+
+namespace weibo {
+namespace {
+
+using test::Cluster;
+using test::ClusterOptions;
+
+constexpr long long kDayMs = 24LL * 3600 * 1000;
+
+int64_t Unread(Cluster& c, int64_t user) {
+  return c.Run("notify_unread", {{"user", user}}).at("unread").get<int64_t>();
+}
+
+TEST_CASE("notify: one row for everyone; unread counts from the last-read id") {
+  Cluster c;
+  int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
+  REQUIRE(c.Run("notify_send", {{"content", "one"}}).at("id") == "1");
+  REQUIRE(Unread(c, a) == 0);  // no stored id: a new user
+  c.Run("notify_read", {{"user", a}});
+  c.Run("notify_send", {{"content", "two"}});
+  c.Run("notify_send", {{"content", "three"}});
+  REQUIRE(Unread(c, a) == 2);
+  REQUIRE(Unread(c, b) == 0);
+  Json list = c.Run("notify_list", {{"user", b}, {"count", 2}});
+  REQUIRE(list.size() == 2);
+  REQUIRE(list.at(0).at("content") == "three");
+  Json rest = c.Run("notify_list", {{"user", b}, {"max_id", "2"}});
+  REQUIRE(rest.size() == 1);
+  REQUIRE(rest.at(0).at("id") == "1");
+  REQUIRE(c.Run("notify_read", {{"user", a}}).at("last_read") == "3");
+  REQUIRE(Unread(c, a) == 0);
+  REQUIRE(c.CodeOf("notify_unread", {{"user", 99}}) == Code::kNotFound);
+  REQUIRE(c.CodeOf("notify_send", {{"content", std::string(141, 'x')}}) == Code::kContentTooLong);
+  REQUIRE(c.CodeOf("notify_send", {{"content", "\xff"}}) == Code::kInvalidUtf8);
+}
+
+TEST_CASE("notify: a user inactive for 30 days loses the stored id; an active one keeps it") {
+  Cluster c;
+  int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
+  c.Run("notify_send", {{"content", "one"}});
+  c.Run("notify_read", {{"user", a}});
+  c.Run("notify_read", {{"user", b}});
+  c.Run("notify_send", {{"content", "two"}});
+  c.SetNow(test::kNow + 20 * kDayMs);
+  c.Post(a, "still active");
+  c.SetNow(test::kNow + 29 * kDayMs);
+  REQUIRE_FALSE(c.Run("drain").contains("expired"));
+  REQUIRE(Unread(c, b) == 1);
+  c.SetNow(test::kNow + 31 * kDayMs);
+  REQUIRE(c.Run("drain").at("expired") == 1);
+  REQUIRE(Unread(c, b) == 0);  // new again
+  REQUIRE(Unread(c, a) == 1);
+  REQUIRE_FALSE(c.Run("drain").contains("expired"));
+}
+
+TEST_CASE("red dot: items by others newer than the mark, capped; the first page moves it") {
+  Cluster c(ClusterOptions{2, "push", 20});
+  int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
+  c.Follow(a, b);
+  auto badge = [&] { return c.Timeline(a, {{"unread", true}}); };
+  c.Post(b, "first");
+  REQUIRE(badge().at("unread") == 0);  // no mark yet
+  c.Timeline(a, {{"count", 1}});
+  REQUIRE(badge().at("unread") == 0);
+  c.SetNow(test::kNow + 1000);
+  c.Post(b, "second");
+  c.SetNow(test::kNow + 2000);
+  c.Post(a, "mine");
+  REQUIRE(badge().at("unread") == 1);
+  c.Timeline(a, {{"count", 1}, {"page", 1}});  // not the first page: no move
+  REQUIRE(badge().at("badge") == "1");
+  c.Timeline(a);
+  REQUIRE(badge().at("unread") == 0);
+  for (int i = 0; i < 105; ++i) {
+    c.SetNow(test::kNow + 10000 + i * 1000);
+    c.Post(b, "p" + std::to_string(i));
+  }
+  REQUIRE(badge().at("badge") == "99+");
+  REQUIRE(c.CodeOf("timeline", {{"user", a}, {"unread", true}, {"max_id", "5"}}) ==
+          Code::kInvalidArgument);
+  REQUIRE(c.CodeOf("timeline", {{"user", a}, {"unread", true}, {"posts", true}}) ==
+          Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace weibo
