@@ -66,6 +66,7 @@ struct Snapshot {
 Snapshot Load(Context& ctx) {
   Snapshot s;
   for (int i = 0; i < ctx.shards().count(); ++i) {
+    ctx.Progress("fsck: reading shards", i, ctx.shards().count());
     Shard& shard = ctx.shards().At(i);
     ReadTxn txn(shard);
     for (auto& u : ListUsers(shard)) s.users[u.id] = u;
@@ -113,6 +114,7 @@ std::string S(int64_t v) { return std::to_string(v); }
 
 void CheckStorage(Context& ctx, Checker& c, bool repair) {
   for (int i = 0; i < ctx.shards().count(); ++i) {
+    ctx.Progress("fsck: integrity check", i, ctx.shards().count());
     Shard& shard = ctx.shards().At(i);
     Stmt& st = shard.Query("PRAGMA integrity_check");
     std::string result = st.Step() ? st.Text(0) : "no answer";

@@ -321,7 +321,11 @@ int64_t DrainAllPending(Context& ctx) {
   int64_t n = 0;
   // Targets whose owner did not acknowledge a delivery: skipped until the next drain.
   std::vector<bool> stuck(ctx.shards().count(), false);
+  int64_t total = 0;  // for a progress bar only: the pending jobs at the start
+  if (ctx.reports_progress())
+    for (int i = 0; i < ctx.shards().count(); ++i) total += CountJobs(ctx.shards().At(i), 0);
   for (bool more = true; more;) {
+    ctx.Progress("applying pending jobs", n, std::max(total, n));
     more = false;
     for (int i = 0; i < ctx.shards().count(); ++i) {
       if (!DrainsSource(ctx, i)) continue;

@@ -55,6 +55,7 @@ class Embedded : public Executor {
       ctx.set_transport(options_.transport);
       ctx.set_request(request.id, request.op,
                       request.id.empty() ? "" : RequestFingerprint(request.op, request.args));
+      ctx.set_progress(options_.progress);
       Json result = op->handler(ctx, args);
       warnings_ = ctx.warnings();
       if (op->writes) Checkpoint();

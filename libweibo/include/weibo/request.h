@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +60,9 @@ struct EmbeddedOptions {
   // Long-running servers (weibod, the bench) set it; a power cut loses no job either way,
   // since a job is marked done only once its delivery is synced.
   int group_commit = 0;
+  // Told how far a long op has got (fsck's passes over the shards, a drain's jobs): the
+  // stage's name, steps done, steps in all. The commands draw it as a progress bar.
+  std::function<void(const char* stage, int64_t done, int64_t total)> progress;
 };
 
 class Executor {
