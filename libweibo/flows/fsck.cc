@@ -66,7 +66,6 @@ struct Snapshot {
 Snapshot Load(Context& ctx) {
   Snapshot s;
   for (int i = 0; i < ctx.shards().count(); ++i) {
-    ctx.Progress("fsck: reading shards", i, ctx.shards().count());
     Shard& shard = ctx.shards().At(i);
     ReadTxn txn(shard);
     for (auto& u : ListUsers(shard)) s.users[u.id] = u;
@@ -83,6 +82,7 @@ Snapshot Load(Context& ctx) {
       s.inbox.insert({r.user_id, r.msg_id});
       s.inbox_rows.push_back(r);
     }
+    ctx.Progress("fsck: reading shards", i + 1, ctx.shards().count());
   }
   return s;
 }
@@ -114,12 +114,12 @@ std::string S(int64_t v) { return std::to_string(v); }
 
 void CheckStorage(Context& ctx, Checker& c, bool repair) {
   for (int i = 0; i < ctx.shards().count(); ++i) {
-    ctx.Progress("fsck: integrity check", i, ctx.shards().count());
     Shard& shard = ctx.shards().At(i);
     Stmt& st = shard.Query("PRAGMA integrity_check");
     std::string result = st.Step() ? st.Text(0) : "no answer";
     st.Reset();
     if (result != "ok") c.Report("integrity", shard.name() + ": " + result);
+    ctx.Progress("fsck: integrity check", i + 1, ctx.shards().count());
   }
   if (repair) DrainAllPending(ctx);
   for (int i = 0; i < ctx.shards().count(); ++i) {

@@ -325,7 +325,7 @@ int64_t DrainAllPending(Context& ctx) {
   if (ctx.reports_progress())
     for (int i = 0; i < ctx.shards().count(); ++i) total += CountJobs(ctx.shards().At(i), 0);
   for (bool more = true; more;) {
-    ctx.Progress("applying pending jobs", n, std::max(total, n));
+    if (total > 0) ctx.Progress("applying pending jobs", n, std::max(total, n));
     more = false;
     for (int i = 0; i < ctx.shards().count(); ++i) {
       if (!DrainsSource(ctx, i)) continue;
@@ -347,6 +347,7 @@ int64_t DrainAllPending(Context& ctx) {
     n += DrainCreated(ctx);
     SyncAppliedJobs(ctx.shards(), ctx.group_commit());
   }
+  if (total > 0) ctx.Progress("applying pending jobs", std::max(total, n), std::max(total, n));
   return n;
 }
 
