@@ -2,22 +2,42 @@
 // (man/weibo-cluster.1). Everything is libweibo's ClusterUp/ClusterStatus/ClusterDown.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
 
 #include "weibo/cli.h"
 #include "weibo/cluster.h"
 #include "weibo/version.h"
 
+namespace {
+
+// Prints JSON (through --jq when given) or text; returns the exit status.
+int Print(const std::string& json, const std::string& text, bool as_json, weibo::cli::Jq* jq) {
+  if (jq != nullptr) {
+    std::string out;
+    weibo::Status s = jq->Run(json, &out);
+    std::cout << out;
+    if (!s.ok()) return weibo::cli::ReportError("weibo-cluster", s, true);
+  } else {
+    std::cout << (as_json ? json + "\n" : text);
+  }
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   weibo::ClusterOptions options;
   bool json = false;
+  std::string jq_expression;
   CLI::App app("Run several weibod nodes and a broker as one cluster.", "weibo-cluster");
   app.set_version_flag("--version", std::string("weibo-cluster ") + weibo::kVersion);
   app.require_subcommand(1);
   app.fallthrough();
-  app.add_option("--data", options.data_dir, "data directory holding cluster.json and the shards")
-      ->envname("WEIBO_DATA")
-      ->type_name("DIR")
-      ->capture_default_str();
+  CLI::Option* data = weibo::cli::AddDataOption(app, &options.data_dir);
+  app.add_flag("--json", json, "print one JSON object");
+  app.add_option("--jq", jq_expression,
+                 "print what the jq expression EXPR makes of the JSON output (implies --json)")
+      ->type_name("EXPR");
   CLI::App* up = app.add_subcommand("up", "start the broker and every node that is down");
   up->add_option("--nodes", options.nodes,
                  "number of nodes K; node i owns the shards s with s mod K = i")
@@ -40,20 +60,42 @@ int main(int argc, char** argv) {
   up->add_flag("--auth", options.auth,
                "start the nodes with --auth: every request needs an access token");
   CLI::App* status = app.add_subcommand("status", "show the broker and each node");
-  status->add_flag("--json", json, "print one JSON object");
   app.add_subcommand("down", "stop every node and the broker (SIGTERM, then wait)");
-  if (auto exit = weibo::cli::ParseArgs(app, argc, argv)) return *exit;
-  if (*up) {
-    options.print = [](const std::string& line) { std::cout << line << std::endl; };
-    weibo::Status s = weibo::ClusterUp(options);
-    return s.ok() ? 0 : weibo::cli::ReportError("weibo-cluster", s);
+  app.footer(
+      "Examples:\n  weibo-cluster up --nodes 3\n  weibo-cluster --data /srv/weibo/shards status "
+      "--json");
+  if (auto exit =
+          weibo::cli::ParseArgs(app, argc, argv, [&] { return json || !jq_expression.empty(); }))
+    return *exit;
+  options.data_dir = weibo::cli::DataDir(data, options.data_dir);
+  std::unique_ptr<weibo::cli::Jq> jq;
+  if (!jq_expression.empty()) {
+    jq = std::make_unique<weibo::cli::Jq>(jq_expression);
+    if (!jq->Check().ok()) return weibo::cli::ReportError("weibo-cluster", jq->Check(), true);
+    json = true;
   }
-  if (*status) {
+  if (*up) {
+    if (!json) options.print = [](const std::string& line) { std::cout << line << std::endl; };
+    weibo::Status s = weibo::ClusterUp(options);
+    if (!s.ok()) return weibo::cli::ReportError("weibo-cluster", s, json);
+    if (!json) return 0;
+  }
+  if (*status || *up) {  // up --json prints the status of what it started
     auto r = weibo::ClusterStatus(options);
-    if (!r.ok()) return weibo::cli::ReportError("weibo-cluster", r.status());
-    std::cout << weibo::FormatClusterStatus(r.value(), json);
+    if (!r.ok()) return weibo::cli::ReportError("weibo-cluster", r.status(), json);
+    int printed =
+        Print(r.value().dump(), weibo::FormatClusterStatus(r.value(), false), json, jq.get());
+    if (printed != 0) return printed;
     return weibo::ClusterAllUp(r.value()) ? 0 : weibo::ExitStatus(weibo::Code::kUnavailable);
   }
-  weibo::Status s = weibo::ClusterDown(options);
-  return s.ok() ? 0 : weibo::cli::ReportError("weibo-cluster", s);
+  auto r = weibo::ClusterDown(options);
+  if (!r.ok()) return weibo::cli::ReportError("weibo-cluster", r.status(), json);
+  // Text: what was stopped, one line each, so a script's log says it.
+  std::string text;
+  for (const auto& p : r.value().at("stopped"))
+    text += "stopped " + p.at("name").get<std::string>() + " pid " +
+            std::to_string(p.at("pid").get<int64_t>()) + "\n";
+  if (text.empty())
+    text = "nothing to stop: no node or broker of " + options.data_dir + " is running\n";
+  return Print(r.value().dump(), text, json, jq.get());
 }

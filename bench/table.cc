@@ -42,11 +42,15 @@ void Table::Print(std::ostream& out) const {
   auto pad_left = [](const std::string& s, size_t w) {
     return std::string(w - std::min(w, s.size()), ' ') + s;
   };
+  size_t unit_width = 4;
+  for (const auto& r : rows) unit_width = std::max(unit_width, r.unit.size());
   out << "metric" << std::string(label_width - 6, ' ');
+  if (show_units) out << "  unit" << std::string(unit_width - 4, ' ');
   for (size_t c = 0; c < columns.size(); ++c) out << "  " << pad_left(columns[c], widths[c]);
   out << "\n";
   for (const auto& r : rows) {
     out << r.metric << std::string(label_width - r.metric.size(), ' ');
+    if (show_units) out << "  " << r.unit << std::string(unit_width - r.unit.size(), ' ');
     for (size_t c = 0; c < columns.size(); ++c)
       out << "  "
           << pad_left(c < r.values.size() ? FormatNumber(r.values[c], r.decimals) : "-", widths[c]);

@@ -10,7 +10,7 @@ namespace weibo::bench {
 
 struct TableRow {
   std::string metric;          // "posts/s"
-  std::string unit;            // "1/s", "ms", "rows", ... (CSV only)
+  std::string unit;            // "1/s", "ms", "rows", ... (CSV; the text with show_units)
   std::vector<double> values;  // one per column; NaN prints as "-" (empty in CSV)
   int decimals = 1;
 };
@@ -18,6 +18,7 @@ struct TableRow {
 struct Table {
   std::vector<std::string> columns;  // "push", "pull", "hybrid"
   std::vector<TableRow> rows;
+  bool show_units = false;  // Print: a unit column after the metric (the bench's names say it)
 
   void Add(std::string metric, std::string unit, std::vector<double> values, int decimals);
   void Print(std::ostream& out) const;

@@ -29,9 +29,11 @@ struct RunFlags {
   bool no_baselines = false;
   int64_t star = 0;  // run: --star N
   std::string data;
-  std::string json_file;
-  bool jsonl = false, explain = false, async = false;
-  std::string connect;  // a daemon instead of the bench's own clusters
+  std::string json_file;  // --json-out FILE
+  bool json = false, jsonl = false, explain = false, async = false;
+  bool progress = false;  // --progress: the bar even when standard error is no terminal
+  std::string jq;         // --jq EXPR
+  std::string connect;    // a daemon instead of the bench's own clusters
   int timeout_ms = 10000;
   std::string token;                       // sent to the daemon; an embedded run checks no token
   bool daemon = false;                     // pair each mode with a weibod run of its own
@@ -46,11 +48,18 @@ void AddRunOptions(CLI::App* app, RunFlags* f, std::string* now, const char* now
   app->add_flag("--no-baselines", f->no_baselines,
                 "run no baselines after the modes (and show no ratios to them)");
   f->cluster_only.push_back(
-      app->add_option("--data", f->data, "keep the clusters in DIR/push, DIR/pull, DIR/hybrid"));
+      app->add_option("--data", f->data, "keep the clusters in DIR/push, DIR/pull, DIR/hybrid")
+          ->type_name("DIR"));
   app->add_option("--now", *now, now_help)->capture_default_str();
-  app->add_option("--json", f->json_file,
-                  "also write the results as JSON to FILE (-: stdout, no table)");
+  app->add_option("--json-out", f->json_file, "also write the results as JSON to FILE")
+      ->type_name("FILE");
+  app->add_flag("--json", f->json, "print the results as one JSON object instead of the table");
   app->add_flag("--jsonl", f->jsonl, "print one JSON object a mode instead of the table");
+  app->add_option("--jq", f->jq,
+                  "print what the jq expression EXPR makes of the results' JSON (implies --json)")
+      ->type_name("EXPR");
+  app->add_flag("--progress", f->progress,
+                "report progress on standard error even when it is not a terminal (CI logs)");
   f->cluster_only.push_back(
       app->add_flag("--explain", f->explain, "print the statements of one timeline read per mode"));
   app->add_flag("--async", f->async, "writes return before fan-out; a drain op follows each");
@@ -70,6 +79,10 @@ void AddRunOptions(CLI::App* app, RunFlags* f, std::string* now, const char* now
 // Checks what the parser cannot: --connect excludes the options that shape the bench's
 // own clusters (they would be silently ignored).
 Status CheckFlags(const RunFlags& f) {
+  if (!f.jq.empty()) {
+    Status compiled = cli::Jq(f.jq).Check();  // before the run, not after it
+    if (!compiled.ok()) return compiled;
+  }
   if (f.star < 0 || f.star > 10000000)
     return Status(Code::kInvalidArgument, "--star must be from 0 to 10000000");
   if (!f.weibod.empty() && !f.daemon)
@@ -150,11 +163,19 @@ int Report(const RunFlags& f, const RunInfo& info, const TraceModel& model,
   }
   if (f.jsonl) {
     for (const auto& m : metrics) std::cout << m.ToJson().dump() << "\n";
-  } else if (f.json_file != "-") {
+  } else if (!f.jq.empty()) {
+    cli::Jq jq(f.jq);
+    std::string out;
+    Status filtered = jq.Run(BenchJson(info, model, metrics, after).dump(), &out);
+    std::cout << out;
+    if (!filtered.ok()) return cli::ReportError(kProgram, filtered, true);
+  } else if (f.json) {
+    std::cout << BenchJson(info, model, metrics, after).dump() << "\n";
+  } else {
     PrintBench(std::cout, info, model, metrics, after);
   }
   // Standard output stays pure JSON when JSON was asked for there.
-  std::ostream& notes = f.jsonl || f.json_file == "-" ? std::cerr : std::cout;
+  std::ostream& notes = f.jsonl || f.json || !f.jq.empty() ? std::cerr : std::cout;
   if (f.explain) notes << "\n" << explained;
   if (!dir.temporary()) notes << "\nclusters kept in " << dir.path() << "\n";
   std::cout << std::flush;
@@ -182,7 +203,7 @@ int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t de
   if (!work.ok()) return cli::ReportError(kProgram, work.status(), false);
   WorkDir dir = std::move(work.value());
 
-  Progress progress;
+  Progress progress(f.progress);
   std::ostringstream explained;
   std::vector<AfterModeResults> after_modes;
   // Right after each mode, while the disk is in the same state: the baselines, --star, then

@@ -26,10 +26,13 @@ struct SimFlags {
   int64_t verify_depth = 1000;
   int64_t hot_likes = 0;
   bool json = false, jsonl = false, explain = false, async = false;
+  bool progress = false;  // --progress: the bar even when standard error is no terminal
+  std::string jq;         // --jq EXPR
 };
 
 Table SimTable(const std::vector<ModeMetrics>& modes) {
   Table t;
+  t.show_units = true;
   for (const auto& m : modes) t.columns.push_back(m.feed);
   auto col = [&](double ModeMetrics::*field) {
     std::vector<double> v;
@@ -92,10 +95,16 @@ void AddOptions(CLI::App& app, WorkloadSpec* spec, SimFlags* f) {
   app.add_option("--hot-likes", f->hot_likes,
                  "instead: N likes of one message, each applied alone vs merged (seed 004)")
       ->check(CLI::Range(1, 100000));
-  app.add_option("--data", f->data, "keep the clusters in DIR/push, DIR/pull, DIR/hybrid");
+  app.add_option("--data", f->data, "keep the clusters in DIR/push, DIR/pull, DIR/hybrid")
+      ->type_name("DIR");
   app.add_option("--now", f->now, "clock of the first op, pinned")->capture_default_str();
   app.add_flag("--json", f->json, "print one JSON object instead of the table");
   app.add_flag("--jsonl", f->jsonl, "print one JSON object a mode, then the verdict");
+  app.add_option("--jq", f->jq,
+                 "print what the jq expression EXPR makes of the JSON object (implies --json)")
+      ->type_name("EXPR");
+  app.add_flag("--progress", f->progress,
+               "report progress on standard error even when it is not a terminal (CI logs)");
   app.add_flag("--explain", f->explain, "print the statements of one timeline read per mode");
   app.add_flag("--async", f->async, "writes return before fan-out; a drain op follows each");
   app.add_option("--token", f->token, "accepted for symmetry with weibo(1); not used");
@@ -221,10 +230,16 @@ struct SimResult {
 
 // The table, CSV, SVG and verdict; exit 1 on a mismatch, reported loudly on stderr.
 int Output(const SimFlags& f, const SimResult& r, const WorkDir& dir) {
-  bool json = f.json || f.jsonl;
+  bool json = f.json || f.jsonl || !f.jq.empty();
   Table table = SimTable(r.metrics);
   Json all = SimJson(r.workload, f.trace_path, r.cluster, r.metrics, r.compared);
-  if (f.json) {
+  if (!f.jq.empty()) {
+    cli::Jq jq(f.jq);
+    std::string out;
+    Status filtered = jq.Run(all.dump(), &out);
+    std::cout << out;
+    if (!filtered.ok()) return cli::ReportError(kProgram, filtered, true);
+  } else if (f.json) {
     std::cout << all.dump(2) << "\n";
   } else if (f.jsonl) {
     for (const auto& m : all["modes"]) std::cout << m.dump() << "\n";
@@ -267,8 +282,9 @@ int Main(int argc, char** argv) {
   SimFlags f;
   AddOptions(app, &spec, &f);
   if (auto exit = cli::ParseArgs(app, argc, argv)) return *exit;
-  bool json = f.json || f.jsonl;
+  bool json = f.json || f.jsonl || !f.jq.empty();
   Status s = CheckFlags(app, f);
+  if (s.ok() && !f.jq.empty()) s = cli::Jq(f.jq).Check();  // before the run, not after
   if (!s.ok()) return cli::ReportError(kProgram, s, json);
   auto clock = ParseClock(f.now);
   if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), json);
@@ -302,7 +318,7 @@ int Main(int argc, char** argv) {
   if (!work.ok()) return cli::ReportError(kProgram, work.status(), json);
   WorkDir dir = std::move(work.value());
 
-  Progress progress;
+  Progress progress(f.progress);
   std::vector<Timelines> timelines;
   std::ostringstream explained;
   auto after = [&](Replayer& replayer) -> Status {

@@ -52,7 +52,7 @@ measure() {  # cluster round -> one line: name round p50 p99 p999 reads/s
   pid=$!
   sleep 1
   "$bin/weibo-bench" replay --connect "tcp://127.0.0.1:$port" --no-baselines \
-    --json "$work/result.json" "$work/reads.jsonl" >/dev/null
+    --json-out "$work/result.json" "$work/reads.jsonl" >/dev/null
   kill -TERM "$pid"
   wait "$pid" || true
   python3 - "$work/result.json" "$(basename "$dir")" "$2" <<'EOF'

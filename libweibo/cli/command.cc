@@ -3,6 +3,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <iterator>
+#include <memory>
 #include <thread>
 
 #include "ops/args.h"
@@ -18,28 +20,48 @@ Command::Command(std::string name, std::string description)
     : name_(std::move(name)), app_(std::move(description), name_) {
   // Common options may follow a subcommand ("weibo-user add NAME --json").
   app_.fallthrough();
-  app_.set_version_flag("--version", std::string(name_) + " " + kVersion);
-  app_.add_option("--data", data_dir_, "data directory holding cluster.json and the shards")
-      ->envname("WEIBO_DATA")
-      ->capture_default_str();
+  // The command's own options come first in --help ("Options:", where CLI11 puts -h), the
+  // ones every command shares after them.
+  const std::string common = "Common options";
+  app_.set_version_flag("--version", std::string(name_) + " " + kVersion)->group(common);
+  data_option_ = AddDataOption(app_, &data_dir_)->group(common);
   app_.add_option("--connect", connect_,
                   "send the request to the weibod daemon at this ZeroMQ endpoint")
       ->envname("WEIBO_CONNECT")
-      ->type_name("ENDPOINT");
+      ->type_name("ENDPOINT")
+      ->group(common);
   app_.add_option("--timeout", timeout_ms_,
                   "with --connect: milliseconds to wait for the reply (1 to 3600000)")
       ->envname("WEIBO_TIMEOUT")
       ->type_name("MS")
       ->check(CLI::Range(1, 3600000).description(""))
-      ->capture_default_str();
-  app_.add_option("--now", now_, "fixed clock: epoch seconds or ISO 8601 (golden tests)")
-      ->envname("WEIBO_NOW");
+      ->capture_default_str()
+      ->group(common);
+  app_.add_option("--now", now_,
+                  "fixed clock: epoch seconds or ISO 8601, seconds may have a fraction (golden "
+                  "tests)")
+      ->envname("WEIBO_NOW")
+      ->type_name("TIME")
+      ->group(common);
   app_.add_option("--token", token_, "access token sent with --connect (weibod --auth checks it)")
-      ->envname("WEIBO_TOKEN");
-  app_.add_flag("--json", json_, "print one JSON object (lists as one JSON array)");
-  app_.add_flag("--jsonl", jsonl_, "print lists as JSON Lines, one object a line");
-  app_.add_flag("--async", async_, "return before the outbox jobs this write created are applied");
-  app_.add_flag("--explain", explain_, "after the result, print each shard and statement touched");
+      ->envname("WEIBO_TOKEN")
+      ->type_name("TOKEN")
+      ->group(common);
+  app_.add_flag("--json", json_, "print one JSON object (lists as one JSON array)")->group(common);
+  app_.add_flag("--jsonl", jsonl_, "print lists as JSON Lines, one object a line")->group(common);
+  app_.add_option("--jq", jq_,
+                  "print what the jq expression EXPR makes of the JSON output, a string as "
+                  "its text (implies --json)")
+      ->type_name("EXPR")
+      ->group(common);
+  app_.add_flag("--async", async_, "return before the outbox jobs this write created are applied")
+      ->group(common);
+  app_.add_flag("--explain", explain_, "after the result, print each shard and statement touched")
+      ->group(common);
+  app_.add_flag("--progress", progress_,
+                "report a long run's progress on standard error even when it is not a terminal "
+                "(fsck, the worker)")
+      ->group(common);
 }
 
 std::string Command::Content(const std::string& arg) {
@@ -62,7 +84,7 @@ std::string Command::Content(const std::string& arg) {
 }
 
 int Command::Fail(Code code, const std::string& message) {
-  return ReportError(name_, Status(code, message), json_ || jsonl_);
+  return ReportError(name_, Status(code, message), json_ || jsonl_ || !jq_.empty());
 }
 
 namespace {
@@ -75,19 +97,34 @@ int Command::Repeat(Executor& executor, const Request& request) {
   std::signal(SIGINT, OnStopSignal);
   while (!g_stop) {
     Result<Json> result = executor.Execute(request);
+    if (progress_bar_) progress_bar_->Clear();
     if (!result.ok()) return Fail(result.status().code(), result.status().message());
     bool worked = result.value().value("applied", int64_t{0}) != 0;
-    if (worked)
-      std::cout << (json_ || jsonl_ ? result.value().dump() + "\n"
-                                    : RenderText(request.op, result.value()))
-                << std::flush;
+    if (worked) {
+      std::string out;
+      if (jq_filter_) {
+        Status filtered = jq_filter_->Run(result.value().dump(), &out);
+        if (!filtered.ok()) return Fail(filtered.code(), filtered.message());
+      } else {
+        out =
+            json_ || jsonl_ ? result.value().dump() + "\n" : RenderText(request.op, result.value());
+      }
+      std::cout << out << std::flush;
+    }
     if (!worked) std::this_thread::sleep_for(std::chrono::milliseconds(repeat_ms_));
   }
   return 0;
 }
 
 int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
-  if (auto exit = ParseArgs(app_, argc, argv, [this] { return json_ || jsonl_; })) return *exit;
+  if (auto exit = ParseArgs(app_, argc, argv, [this] { return json_ || jsonl_ || !jq_.empty(); }))
+    return *exit;
+  if (!jq_.empty()) {
+    // Compiled before the request runs, so that a mistyped filter changes nothing.
+    jq_filter_ = std::make_unique<Jq>(jq_);
+    Status compiled = jq_filter_->Check();
+    if (!compiled.ok()) return Fail(compiled.code(), compiled.message());
+  }
   int64_t now_ms = 0;
   if (!now_.empty()) {
     // Message ids count milliseconds from 2020-01-01 in 41 bits (the gene method), and
@@ -119,15 +156,32 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
     executor = OpenRemote(options);
   } else {
     EmbeddedOptions options;
-    options.data_dir = data_dir_;
+    // A bar on a terminal (or forced) for the ops that say how far they are: fsck, drain.
+    progress_bar_ = std::make_unique<Progress>(progress_);
+    options.progress = [this, stage = std::string()](const char* now, int64_t done,
+                                                     int64_t total) mutable {
+      if (stage != now) progress_bar_->Stage(stage = now, total);
+      progress_bar_->Step(done);
+    };
+    // init creates ./shards where it is run; every other op finds the cluster (DataDir).
+    const OpSpec* spec = FindOperation(request.op);
+    options.data_dir = spec != nullptr && spec->local != nullptr && data_option_->count() == 0
+                           ? data_dir_
+                           : DataDir(data_option_, data_dir_);
     options.explain = explain_;
     executor = OpenEmbedded(options);
   }
   if (repeat_ms_ > 0) return Repeat(*executor, request);
   Result<Json> result = executor->Execute(request);
+  if (progress_bar_) progress_bar_->Clear();
   if (!result.ok()) return Fail(result.status().code(), result.status().message());
   const Json& value = result.value();
-  if (jsonl_ && value.is_array()) {
+  if (jq_filter_) {
+    std::string out;
+    Status filtered = jq_filter_->Run(value.dump(), &out);
+    std::cout << out << std::flush;
+    if (!filtered.ok()) return Fail(filtered.code(), filtered.message());
+  } else if (jsonl_ && value.is_array()) {
     for (const auto& item : value) std::cout << item.dump() << "\n";
   } else if (json_ || jsonl_) {
     std::cout << value.dump() << "\n";
@@ -136,7 +190,7 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
   }
   if (explain_) {
     // Keep stdout pure JSON when JSON was asked for.
-    std::ostream& out = json_ || jsonl_ ? std::cerr : std::cout;
+    std::ostream& out = json_ || jsonl_ || jq_filter_ ? std::cerr : std::cout;
     out << "-- explain: " << request.op << "\n";
     for (const auto& line : executor->Explain()) out << line << "\n";
   }

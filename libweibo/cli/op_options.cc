@@ -2,6 +2,7 @@
 // positional, and a command of several operations gets one subcommand each (weibo-user).
 #include <algorithm>
 
+#include "cli/table_command.h"
 #include "weibo/cli.h"
 
 namespace weibo::cli {
@@ -16,7 +17,61 @@ std::string FlagOf(const ArgSpec& spec) {
 
 bool IsNumber(ArgType type) { return type == ArgType::kCount || type == ArgType::kPage; }
 
+// A value of the argument's type for an example: the names and ids of weibo(7)'s own.
+std::string SampleValue(const ArgSpec& spec) {
+  const bool option = spec.flag == nullptr || spec.flag[0] == '-';
+  switch (spec.type) {
+    case ArgType::kUser:
+      return option || std::string(spec.name) != "target" ? "@alice" : "@bob";
+    case ArgType::kMsg:
+      return "794762915348480257";
+    case ArgType::kMsgList:
+      return "794762915348480257 794762915348480001";
+    case ArgType::kText:
+      return spec.required ? "'hello, weibo'" : "'worth reading'";
+    case ArgType::kName:
+      return "alice";
+    case ArgType::kCount:
+    case ArgType::kPage: {  // twice the default keeps within every bound of the table
+      const int d = spec.default_value.is_number() ? spec.default_value.get<int>() : 0;
+      return std::to_string(d > 0 ? 2 * d : 1);
+    }
+    case ArgType::kFlag:
+      return "";
+    case ArgType::kString:
+      return spec.default_value.is_string() ? spec.default_value.get<std::string>() : "VALUE";
+  }
+  return "";
+}
+
+// How the argument is written in an example: "-u @alice", "--posts", "794762915348480257".
+std::string SampleArg(const ArgSpec& spec) {
+  const std::string value = SampleValue(spec);
+  if (spec.flag != nullptr && spec.flag[0] != '-') return value;  // a positional
+  std::string flag = FlagOf(spec);
+  flag = flag.substr(0, flag.find(','));  // "-u" of "-u,--user"
+  return value.empty() ? flag : flag + " " + value;
+}
+
 }  // namespace
+
+std::vector<std::string> Examples(const std::string& program, const OpSpec& op) {
+  // The required arguments alone, then with the first optional one and --json.
+  std::string base = program, optional;
+  for (const ArgSpec& spec : op.args) {
+    if (spec.required)
+      base += " " + SampleArg(spec);
+    else if (optional.empty())
+      optional = " " + SampleArg(spec);
+  }
+  return {base, base + optional + " --json"};
+}
+
+std::string ExamplesFooter(const std::vector<std::string>& examples) {
+  std::string out = "Examples:";  // CLI11 ends the footer with a newline of its own
+  for (const std::string& e : examples) out += "\n  " + e;
+  return out;
+}
 
 OpOptions::OpOptions(const OpSpec& op, CLI::App* app) : op_(op), app_(app) {
   for (const ArgSpec& spec : op.args) {
@@ -60,6 +115,16 @@ Json OpOptions::Args() const {
   return args;
 }
 
+std::vector<std::string> TableCommands() {
+  std::vector<std::string> out;
+  for (const OpSpec& op : Operations()) {
+    if (op.command == nullptr) continue;
+    const std::string word = std::string(op.command).substr(0, std::string(op.command).find(' '));
+    if (std::find(out.begin(), out.end(), word) == out.end()) out.push_back(word);
+  }
+  return out;
+}
+
 std::vector<const OpSpec*> OperationsOf(const std::string& command) {
   std::vector<const OpSpec*> ops;
   for (const OpSpec& op : Operations()) {
@@ -70,29 +135,44 @@ std::vector<const OpSpec*> OperationsOf(const std::string& command) {
   return ops;
 }
 
-int Main(const std::string& command, int argc, char** argv, const char* description) {
+std::unique_ptr<TableCommand> BuildCommand(const std::string& command, const char* description) {
   const std::vector<const OpSpec*> ops = OperationsOf(command);
-  if (ops.empty())
-    return ReportError("weibo",
-                       Status(Code::kInvalidArgument, "'" + command + "' is not a weibo command"));
+  if (ops.empty()) return nullptr;
+  auto built = std::make_unique<TableCommand>();
   const bool single = ops.size() == 1 && ops[0]->command == command;
-  Command cmd("weibo-" + command, description != nullptr ? description
-                                  : single               ? ops[0]->summary
-                                                         : "");
-  std::deque<OpOptions> options;
+  const std::string program = "weibo-" + command;
+  built->cmd = std::make_unique<Command>(program, description != nullptr ? description
+                                                  : single               ? ops[0]->summary
+                                                                         : "");
+  CLI::App& top = built->cmd->app();
   if (single) {
-    options.emplace_back(*ops[0], &cmd.app());
+    built->options.emplace_back(*ops[0], &top);
+    top.footer(ExamplesFooter(Examples(program, *ops[0])));
   } else {
-    cmd.app().require_subcommand(1);
+    top.require_subcommand(1);
+    std::vector<std::string> firsts;  // the first example of each of the first two
     for (const OpSpec* op : ops) {
       const std::string sub = std::string(op->command).substr(command.size() + 1);
-      options.emplace_back(*op, cmd.app().add_subcommand(sub, op->summary));
+      CLI::App* app = top.add_subcommand(sub, op->summary);
+      built->options.emplace_back(*op, app);
+      const std::vector<std::string> examples = Examples(program + " " + sub, *op);
+      app->footer(ExamplesFooter(examples));
+      if (firsts.size() < 2) firsts.push_back(examples[firsts.empty() ? 0 : 1]);
     }
+    top.footer(ExamplesFooter(firsts));
   }
-  return cmd.Run(argc, argv, [&] {
+  return built;
+}
+
+int Main(const std::string& command, int argc, char** argv, const char* description) {
+  std::unique_ptr<TableCommand> built = BuildCommand(command, description);
+  if (!built)
+    return ReportError("weibo",
+                       Status(Code::kInvalidArgument, "'" + command + "' is not a weibo command"));
+  return built->cmd->Run(argc, argv, [&] {
     // One subcommand was parsed (require_subcommand), or the command is the operation.
-    const OpOptions* chosen = &options.front();
-    for (const OpOptions& o : options)
+    const OpOptions* chosen = &built->options.front();
+    for (const OpOptions& o : built->options)
       if (o.app()->parsed()) chosen = &o;
     return Request{chosen->op().name, chosen->Args()};
   });

@@ -221,30 +221,34 @@ Status ClusterUp(const ClusterOptions& options) {
   return Status::Ok();
 }
 
-Status ClusterDown(const ClusterOptions& options) {
+Result<Json> ClusterDown(const ClusterOptions& options) {
   const std::string dir = Absolute(options.data_dir);
   Json state;
-  if (!ReadJson(StatePath(dir), &state)) return Status::Ok();  // nothing is up
-  std::vector<int64_t> pids;
+  Json stopped = Json::array();
+  if (!ReadJson(StatePath(dir), &state)) return Json{{"stopped", stopped}};  // nothing is up
+  std::vector<std::pair<std::string, int64_t>> processes;
   for (const auto& node : state.value("node_list", Json::array()))
-    pids.push_back(node.value("pid", int64_t{0}));
-  pids.push_back(state.value("broker", Json::object()).value("pid", int64_t{0}));
+    processes.emplace_back(node.value("node", "node"), node.value("pid", int64_t{0}));
+  processes.emplace_back("broker", state.value("broker", Json::object()).value("pid", int64_t{0}));
   // Nodes first (they say BYE to the broker), then the broker.
   std::string stuck;
-  for (size_t i = 0; i < pids.size(); ++i) {
-    if (!Running(pids[i])) continue;
-    kill(static_cast<pid_t>(pids[i]), SIGTERM);
+  for (const auto& [name, pid] : processes) {
+    if (!Running(pid)) continue;
+    kill(static_cast<pid_t>(pid), SIGTERM);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (Running(pids[i]) && std::chrono::steady_clock::now() < deadline)
+    while (Running(pid) && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (Running(pids[i])) {
-      kill(static_cast<pid_t>(pids[i]), SIGKILL);
-      stuck += " " + std::to_string(pids[i]);
+    std::string signal = "SIGTERM";
+    if (Running(pid)) {
+      kill(static_cast<pid_t>(pid), SIGKILL);
+      stuck += " " + std::to_string(pid);
+      signal = "SIGKILL";
     }
+    stopped.push_back(Json{{"name", name}, {"pid", pid}, {"signal", signal}});
   }
   std::remove(StatePath(dir).c_str());
   if (!stuck.empty()) return Status(Code::kUnavailable, "killed with SIGKILL after 10 s:" + stuck);
-  return Status::Ok();
+  return Json{{"stopped", stopped}};
 }
 
 }  // namespace weibo

@@ -66,9 +66,11 @@ int FanShard(Context& ctx, const Pair& p) {
 
 Json Follow(Context& ctx, const Json& args) {
   return WritePair(ctx, args, true, [&](Shard& shard, const Pair& p) {
-    if (HasRelation(shard, p.user, p.target, kFollowing))
+    if (HasRelation(shard, p.user, p.target, kFollowing)) {
+      if (args.value("exist_ok", false)) return;  // --exist-ok: nothing to change
       Fail(Code::kAlreadyFollowing,
            "user " + std::to_string(p.user) + " already follows user " + std::to_string(p.target));
+    }
     InsertRelation(shard, p.user, p.target, kFollowing, ctx.now());
     AddUserCounts(shard, p.user, 0, 0, 1);
     TouchUser(shard, p.user, ctx.now());

@@ -101,6 +101,7 @@ Snapshot Load(Context& ctx) {
       s.inbox.insert({r.user_id, r.msg_id});
       s.inbox_rows.push_back(r);
     }
+    ctx.Progress("fsck: reading shards", i + 1, ctx.shards().count());
   }
   return s;
 }
@@ -137,6 +138,7 @@ void CheckStorage(Context& ctx, Checker& c, bool repair) {
     std::string result = st.Step() ? st.Text(0) : "no answer";
     st.Reset();
     if (result != "ok") c.Report("integrity", shard.name() + ": " + result);
+    ctx.Progress("fsck: integrity check", i + 1, ctx.shards().count());
   }
   if (repair) DrainAllPending(ctx);
   for (int i = 0; i < ctx.shards().count(); ++i) {

@@ -13,6 +13,7 @@
 
 #include "flows/flows.h"
 #include "storage/failure.h"
+#include "tables/user_info.h"
 #include "tables/user_name.h"
 
 namespace weibo {
@@ -37,7 +38,18 @@ Json UserAdd(Context& ctx, const Json& args) {
     row.name = name;
     return UserJson(row);
   }
-  if (LookupName(name_shard, name)) Fail(Code::kUserExists, "the name @" + name + " is taken");
+  if (std::optional<int64_t> taken = LookupName(name_shard, name)) {
+    if (!args.value("exist_ok", false)) Fail(Code::kUserExists, "the name @" + name + " is taken");
+    // --exist-ok: the user of that name, as it is (the id alone while its user_create job
+    // is still pending), and nothing written.
+    name_txn.Commit();
+    std::optional<UserRow> row = GetUser(ctx.shards().ForUser(*taken), *taken);
+    if (row) return UserJson(*row);
+    UserRow pending;
+    pending.id = *taken;
+    pending.name = name;
+    return UserJson(pending);
+  }
   std::optional<WriteTxn> counter_txn;
   Shard& shard0 = ctx.shards().At(0);
   if (&shard0 != &name_shard) counter_txn.emplace(shard0);

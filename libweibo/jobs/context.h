@@ -94,6 +94,13 @@ class Context {
     request_fingerprint_ = std::move(fingerprint);
   }
   const std::string& request_id() const { return request_id_; }
+  // How far a long op has got (EmbeddedOptions::progress): stage, steps done, steps in all.
+  using ProgressFn = std::function<void(const char* stage, int64_t done, int64_t total)>;
+  void set_progress(ProgressFn progress) { progress_ = std::move(progress); }
+  bool reports_progress() const { return static_cast<bool>(progress_); }
+  void Progress(const char* stage, int64_t done, int64_t total) {
+    if (progress_) progress_(stage, done, total);
+  }
   // The durable dedup window (tables/request_log.h). Replayed: when this request's id is
   // already recorded on home for the same op and args, its recorded result (the created
   // message or user id, or 0) — the request was applied before and must apply nothing
@@ -131,6 +138,7 @@ class Context {
   std::string request_id_, request_op_, request_fingerprint_;
   std::vector<std::string> warnings_;
   std::function<void(const Json&)> event_sink_;
+  ProgressFn progress_;
 };
 
 }  // namespace weibo

@@ -376,7 +376,11 @@ int64_t DrainAllPending(Context& ctx) {
   int64_t n = 0;
   // Targets whose owner did not acknowledge a delivery: skipped until the next drain.
   std::vector<bool> stuck(ctx.shards().count(), false);
+  int64_t total = 0;  // for a progress bar only: the pending jobs at the start
+  if (ctx.reports_progress())
+    for (int i = 0; i < ctx.shards().count(); ++i) total += CountJobs(ctx.shards().At(i), 0);
   for (bool more = true; more;) {
+    if (total > 0) ctx.Progress("applying pending jobs", n, std::max(total, n));
     more = false;
     for (int i = 0; i < ctx.shards().count(); ++i) {
       if (!DrainsSource(ctx, i)) continue;
@@ -398,6 +402,7 @@ int64_t DrainAllPending(Context& ctx) {
     n += DrainCreated(ctx);
     SyncAppliedJobs(ctx.shards(), ctx.group_commit());
   }
+  if (total > 0) ctx.Progress("applying pending jobs", std::max(total, n), std::max(total, n));
   return n;
 }
 

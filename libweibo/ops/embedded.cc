@@ -76,6 +76,7 @@ class Embedded : public Executor {
       ctx.set_event_sink(options_.on_event);
       ctx.set_request(request.id, request.op,
                       request.id.empty() ? "" : RequestFingerprint(request.op, request.args));
+      ctx.set_progress(options_.progress);
       Json result = op->handler(ctx, args);
       warnings_ = ctx.warnings();
       if (op->writes) Checkpoint();

@@ -12,24 +12,51 @@ int64_t Clock::NowMs() const {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+namespace {
+
+// The milliseconds of a fraction of a second, ".5" or ".123456789" (1 to 9 digits, the
+// clock keeps milliseconds, so the digits past them are dropped); -1 when text does not
+// start with one. *length: the characters it took.
+int FractionMs(const std::string& text, size_t* length) {
+  *length = 0;
+  if (text.empty() || text[0] != '.') return -1;
+  size_t n = 1;
+  while (n < text.size() && text[n] >= '0' && text[n] <= '9') ++n;
+  if (n == 1 || n > 10) return -1;
+  std::string digits = text.substr(1, 3);
+  digits.resize(3, '0');
+  *length = n;
+  return std::stoi(digits);
+}
+
+}  // namespace
+
 std::optional<int64_t> ParseTime(const std::string& text) {
   if (text.empty()) return std::nullopt;
-  bool digits = text.find_first_not_of("0123456789") == std::string::npos;
-  if (digits) {
-    if (text.size() > 12) return std::nullopt;
-    return std::stoll(text) * 1000;
+  const size_t whole = text.find_first_not_of("0123456789");
+  if (whole != 0 && (whole == std::string::npos || text[whole] == '.')) {
+    // Epoch seconds, at most 12 digits, maybe with a fraction: "1700000000.25".
+    size_t length = 0;
+    const int ms = whole == std::string::npos ? 0 : FractionMs(text.substr(whole), &length);
+    const size_t digits = whole == std::string::npos ? text.size() : whole;
+    if (digits > 12 || ms < 0 || (whole != std::string::npos && whole + length != text.size()))
+      return std::nullopt;
+    return std::stoll(text.substr(0, digits)) * 1000 + ms;
   }
   int y, mo, d, h = 0, mi = 0, s = 0, consumed = 0;
   if (std::sscanf(text.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) != 3 || consumed != 10)
     return std::nullopt;
   std::string rest = text.substr(10);
-  int offset_min = 0;
+  int offset_min = 0, fraction_ms = 0;
   if (!rest.empty()) {
     if (rest[0] != 'T' && rest[0] != ' ') return std::nullopt;
     if (std::sscanf(rest.c_str() + 1, "%2d:%2d:%2d%n", &h, &mi, &s, &consumed) != 3 ||
         consumed != 8)
       return std::nullopt;
-    std::string zone = rest.substr(9);
+    size_t length = 0;
+    const int ms = FractionMs(rest.substr(9), &length);
+    if (ms > 0) fraction_ms = ms;
+    std::string zone = rest.substr(9 + length);
     if (zone == "Z" || zone.empty()) {
     } else if ((zone[0] == '+' || zone[0] == '-') && zone.size() == 6 && zone[3] == ':') {
       int zh, zm;
@@ -52,7 +79,7 @@ std::optional<int64_t> ParseTime(const std::string& text) {
   gmtime_r(&local, &check);
   if (check.tm_mday != d || check.tm_mon != mo - 1) return std::nullopt;  // 2026-02-31
   int64_t secs = static_cast<int64_t>(local) - offset_min * 60;
-  return secs * 1000;
+  return secs * 1000 + fraction_ms;
 }
 
 std::string FormatTime(int64_t ms) {

@@ -15,9 +15,9 @@ trap 'rm -rf "$work"' EXIT
 
 # No history: no inbox fills up, so push's deliveries (a net count) are all its rows.
 common=(run --users 300 --follows 8 --history 0 --posts 60 --shards 8)
-"$bin/weibo-bench" "${common[@]}" --feed all --star 400 --json "$work/all.json" > "$work/all.txt"
-"$bin/weibo-bench" "${common[@]}" --feed push --group-commit 7 --json "$work/gc7.json" > /dev/null
-"$bin/weibo-bench" "${common[@]}" --feed push --group-commit 0 --json "$work/gc0.json" > /dev/null
+"$bin/weibo-bench" "${common[@]}" --feed all --star 400 --json-out "$work/all.json" > "$work/all.txt"
+"$bin/weibo-bench" "${common[@]}" --feed push --group-commit 7 --json-out "$work/gc7.json" > /dev/null
+"$bin/weibo-bench" "${common[@]}" --feed push --group-commit 0 --json-out "$work/gc0.json" > /dev/null
 grep -q '^baselines (push.s deliveries of the measured phase): ' "$work/all.txt"
 grep -q '^baselines (the star post.s deliveries): ' "$work/all.txt"
 

@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 "$bin/weibo-bench" run --workload timeline --users 30 --follows 3 --posts 12 --reads 50 \
-  --feed push --daemon --data "$work/d" --json "$work/pair.json" > "$work/pair.txt"
+  --feed push --daemon --data "$work/d" --json-out "$work/pair.json" > "$work/pair.txt"
 grep -q '^push/weibod / push: posts/s [0-9.]*, timeline reads/s [0-9.]* (same ops, interleaved' \
   "$work/pair.txt" || { cat "$work/pair.txt" >&2; echo "no ratio line" >&2; exit 1; }
 grep -q '^metric  *push  *push/weibod$' "$work/pair.txt"

@@ -8,7 +8,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 "$bin/weibo-bench" run --users 30 --follows 3 --posts 8 --feed all \
-  --json "$work/fanout.json" > "$work/fanout.txt"
+  --json-out "$work/fanout.json" > "$work/fanout.txt"
 for row in 'posts/s' 'deliveries/s' 'deliveries/s / same commits' 'deliveries/s / ceiling' 'rows written/post' \
            'db bytes/post' 'timeline p999 ms' 'slowest fan-out ms'; do
   grep -q "^$row " "$work/fanout.txt" || { echo "table has no row '$row'" >&2; exit 1; }
@@ -16,7 +16,7 @@ done
 head -n 1 "$work/fanout.txt" | grep -q '^weibo-bench run: fanout workload, seed 1'
 
 "$bin/weibo-bench" run --workload timeline --users 30 --follows 3 --posts 5 --reads 10 \
-  --no-baselines --feed pull --json "$work/timeline.json" > /dev/null
+  --no-baselines --feed pull --json-out "$work/timeline.json" > /dev/null
 "$bin/weibo-bench" run --workload retwis --users 30 --follows 3 --posts 5 --ops 40 \
   --no-baselines --feed hybrid --async --jsonl > "$work/retwis.jsonl"
 

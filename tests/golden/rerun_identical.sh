@@ -7,11 +7,10 @@ if [ $# -ne 2 ]; then
   echo "usage: rerun_identical.sh BIN_DIR SCENARIO.sh" >&2
   exit 2
 fi
-here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/weibo-rerun.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 for run in 1 2; do
-  "$here/run_golden.sh" --print "$1" "$2" >"$work/run$run" || exit 1
+  "$1/weibo-golden" --bin "$1" print "$2" >"$work/run$run" || exit 1
 done
 if ! cmp -s "$work/run1" "$work/run2"; then
   echo "two runs of $2 differ:" >&2

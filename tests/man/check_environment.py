@@ -11,6 +11,8 @@ here:
     as "(Env:NAME)"; --help and `PROGRAM SUB --help` for each subcommand are read. Every
     envname("NAME") in the sources must show up so in some program's --help, else it is
     reported (an option hidden from --help would escape the check).
+  - a program that is a script (#!) reads every upper-case $NAME or ${NAME} it names
+    outside a comment.
   - every getenv("NAME") / secure_getenv("NAME") in SOURCE_DIR/{libweibo,apps,bench}, and
     every call that searches PATH (execvp, execlp, execvpe, posix_spawnp, popen, system),
     which reads PATH, is a read by the programs that can run it: a program's own main
@@ -53,6 +55,7 @@ ENVNAME_RE = re.compile(r"\benvname\s*\(\s*\"([^\"]*)\"")
 GETENV_RE = re.compile(r"\b(?:secure_)?getenv\s*\(\s*(\"([^\"]*)\")?")
 PATH_SEARCH_RE = re.compile(r"\b(execvp|execlp|execvpe|posix_spawnp|popen|system)\s*\(")
 SOURCE_DIRS = ("libweibo", "apps", "bench")
+SCRIPT_READ_RE = re.compile(r"\$\{?([A-Z][A-Z0-9_]*)")
 REF_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.+-]*)\s*\((\d)\)")
 
 # Reads the code above can reach but a program never makes, because a switch it never
@@ -258,6 +261,19 @@ def raw_reads(src, bin_dir, programs):
                     if unreached(src, mains, p, var, owner, function if not owner else None):
                         continue
                     reads[p].setdefault(var, []).append(where)
+    # A program that is a script (weibo-golden) is its own source: every $NAME or ${NAME
+    # of an upper-case variable outside a comment is a read.
+    for p in programs:
+        path = os.path.join(bin_dir, p)
+        with open(path, "rb") as f:
+            if f.read(2) != b"#!":
+                continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for i, line in enumerate(f.read().splitlines()):
+                if line.lstrip().startswith("#"):
+                    continue
+                for var in SCRIPT_READ_RE.findall(line):
+                    reads[p].setdefault(var, []).append(f"{p}:{i + 1}")
     for entry in UNREACHED:
         if not entry.get("seen"):
             problem("check_environment.py", f"UNREACHED entry for {entry['program']} "

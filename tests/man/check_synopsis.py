@@ -80,9 +80,10 @@ def parse_help(text, into):
                 elif OPTION_RE.match(word):
                     into.options.setdefault(word, False)
             continue
-        heading = re.match(r"^([A-Z][a-z]+):$", stripped)
+        heading = re.match(r"^([A-Z][a-z]+(?: [a-z]+)?):$", stripped)
         if heading and not line.startswith(" "):
-            section = heading.group(1)
+            # "Common options:" (weibo/cli.h) holds options as "Options:" does.
+            section = "Options" if heading.group(1) == "Common options" else heading.group(1)
             continue
         entry = re.match(r"^  (\S.*)$", line)  # entries are indented by two, wraps by more
         if not entry:

@@ -7,14 +7,19 @@
 #define WEIBO_CLI_H_
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "weibo/ops.h"
 #include "weibo/request.h"
+
+struct jq_state;  // libjq's (jq.h)
 
 namespace weibo::cli {
 
@@ -32,6 +37,60 @@ void ReportWarning(const std::string& program, const std::string& message, bool 
 // "<app name> --help".
 std::optional<int> ParseArgs(CLI::App& app, int argc, char** argv,
                              const std::function<bool()>& json = nullptr);
+
+// --data DIR with WEIBO_DATA, as every program spells it; DataDir gives the directory.
+CLI::Option* AddDataOption(CLI::App& app, std::string* dir);
+// The data directory when neither --data nor WEIBO_DATA names one: shards/ in the working
+// directory or, as git finds .git, in the nearest directory above it that has a
+// shards/cluster.json; "./shards" when none has.
+std::string FindDataDir();
+// given when option (AddDataOption's) was set, by --data or WEIBO_DATA; else FindDataDir().
+std::string DataDir(const CLI::Option* option, const std::string& given);
+
+// --jq EXPR: a jq program (jq's own library) compiled once and run over JSON text; each
+// output goes on a line of its own, a string as its text, anything else as compact JSON
+// (as gh --jq, or jq -r, prints).
+class Jq {
+ public:
+  explicit Jq(const std::string& expression);
+  ~Jq();
+  Jq(const Jq&) = delete;
+  Jq& operator=(const Jq&) = delete;
+  // invalid_argument when the expression did not compile, with jq's message.
+  Status Check() const;
+  // Appends the outputs to *out; invalid_argument on jq's runtime error (the outputs
+  // before it are appended all the same).
+  Status Run(const std::string& json, std::string* out);
+
+ private:
+  jq_state* state_ = nullptr;
+  std::string error_;
+};
+
+// A one-line progress bar of a long run (weibo-bench, weibo-sim, weibo-fsck, weibo-worker)
+// on standard error. On a terminal it is drawn in place, and only once the run has lasted
+// two seconds, so short runs never show it; elsewhere (a pipe, a CI log) nothing, unless
+// forced (--progress): then a plain line as each stage starts and at each tenth of it.
+class Progress {
+ public:
+  explicit Progress(bool force = false);  // the run starts now
+  // A new stage ("push: setup") of total steps (0: of unknown length).
+  void Stage(const std::string& label, int64_t total);
+  void Step(int64_t done);  // cheap: draws at most ten times a second
+  void Clear();             // erases the bar, if one was drawn
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool terminal_, enabled_;
+  bool drawn_ = false;
+  int last_tenth_ = -1;
+  Clock::time_point start_, last_draw_;
+  std::string label_;
+  int64_t total_ = 0;
+};
+
+// weibo-sql (weibo-sql(1)): a read-only SQL query over one shard or every shard.
+int SqlMain(int argc, char** argv);
 
 // The options of one operation's arguments, as its ArgSpecs spell them (flag, default,
 // environment variable, help), added to a CLI11 app or subcommand.
@@ -85,13 +144,24 @@ class Command {
   std::string name_;
   CLI::App app_;
   std::string data_dir_ = "./shards";
-  std::string connect_;     // a daemon's endpoint: run the request there (--connect)
-  int timeout_ms_ = 10000;  // with connect_: the whole wait for a reply
+  CLI::Option* data_option_ = nullptr;  // --data / WEIBO_DATA (AddDataOption)
+  std::string connect_;                 // a daemon's endpoint: run the request there (--connect)
+  int timeout_ms_ = 10000;              // with connect_: the whole wait for a reply
   std::string now_;
   std::string token_;
+  std::string jq_;                 // --jq EXPR
+  std::unique_ptr<Jq> jq_filter_;  // compiled from jq_ once parsed
+  bool progress_ = false;          // --progress
+  std::unique_ptr<Progress> progress_bar_;
   bool json_ = false, jsonl_ = false, async_ = false, explain_ = false;
   int repeat_ms_ = 0;
 };
+
+// Two example command lines of an operation, for the end of its --help: its required
+// arguments with sample values, then with its first optional one and --json.
+std::vector<std::string> Examples(const std::string& program, const OpSpec& op);
+// "Examples:" and the lines, indented as CLI11 indents its sections.
+std::string ExamplesFooter(const std::vector<std::string>& examples);
 
 // The operations a command runs: the one whose OpSpec::command is `command`, or those
 // whose command is `command` and a subcommand ("user" runs "user add", "user show", ...).
@@ -100,6 +170,11 @@ std::vector<const OpSpec*> OperationsOf(const std::string& command);
 // weibo-<command>, built from the operation table: its options from the ArgSpecs, its
 // --help from the summaries (description, when given, heads a command of subcommands).
 int Main(const std::string& command, int argc, char** argv, const char* description = nullptr);
+
+// `weibo completion SHELL`: a completion script for bash, zsh or fish, made from the
+// operation table (commands, options, feed modes, @names of the cluster), on out; 2 and
+// a message for another shell.
+int PrintCompletion(const std::string& shell, std::ostream& out);
 
 // `weibo NAME ARGS...`: runs weibo-NAME from the directory of this program, else PATH,
 // else, when the operation table has the command NAME, Main(NAME) in this process.

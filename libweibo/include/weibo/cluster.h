@@ -93,8 +93,10 @@ Result<Json> ClusterStatus(const ClusterOptions& options);
 std::string FormatClusterStatus(const Json& status, bool json);
 // Whether the broker and every node of a ClusterStatus are up (status exits 0 only then).
 bool ClusterAllUp(const Json& status);
-// SIGTERM to every node and the broker, then waits for each to exit.
-Status ClusterDown(const ClusterOptions& options);
+// SIGTERM to every node and the broker, then waits for each to exit; returns what it
+// stopped, {"stopped":[{"name":"node0","pid":P,"signal":"SIGTERM"}, ..., the broker last]}
+// (empty when nothing was running). unavailable when one needed SIGKILL.
+Result<Json> ClusterDown(const ClusterOptions& options);
 
 // The weibod binary next to the running program (in the build tree or where both are
 // installed), else "weibod", to be found on PATH.

@@ -70,6 +70,9 @@ struct EmbeddedOptions {
   // {"event":"token_revoked","app","token_id","user_id","time"} when a revocation reaches
   // its app's events (weibo-app(1)). weibod --events publishes them. Default: none.
   std::function<void(const Json& event)> on_event;
+  // Told how far a long op has got (fsck's passes over the shards, a drain's jobs): the
+  // stage's name, steps done, steps in all. The commands draw it as a progress bar.
+  std::function<void(const char* stage, int64_t done, int64_t total)> progress;
 };
 
 class Executor {

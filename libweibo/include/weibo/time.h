@@ -12,8 +12,10 @@ namespace weibo {
 
 // Milliseconds since the Unix epoch of "1700000000" (epoch seconds, at most 12 digits),
 // ISO 8601 "2026-01-02T03:04:05Z" (also with a space for the 'T', no zone meaning UTC,
-// or an offset "+08:00"), or a plain date "2026-01-02". nullopt when the text is none of
-// these, or names a day that does not exist (2026-02-31).
+// or an offset "+08:00"), or a plain date "2026-01-02". Seconds may have a fraction of 1
+// to 9 digits ("1700000000.25", "2026-01-02T03:04:05.250Z"), kept to the millisecond
+// (rounded down). nullopt when the text is none of these, or names a day that does not
+// exist (2026-02-31).
 std::optional<int64_t> ParseTime(const std::string& text);
 
 // ISO 8601 UTC with second precision: "2026-01-02T03:04:05Z".

@@ -29,6 +29,19 @@ TEST_CASE("ParseTime: ISO 8601 with Z, offsets, a space, and plain dates") {
   REQUIRE(ParseTime("1970-01-02") == std::optional<int64_t>(86400000LL));
 }
 
+TEST_CASE("ParseTime: fractions of a second, kept to the millisecond") {
+  REQUIRE(ParseTime("1700000000.5") == std::optional<int64_t>(1700000000500LL));
+  REQUIRE(ParseTime("1700000000.123456789") == std::optional<int64_t>(1700000000123LL));
+  REQUIRE(ParseTime("2023-11-14T22:13:20.250Z") == std::optional<int64_t>(test::kNow + 250));
+  REQUIRE(ParseTime("2023-11-15T06:13:20.007+08:00") == std::optional<int64_t>(test::kNow + 7));
+  REQUIRE(ParseTime("2023-11-14T22:13:20.9") == std::optional<int64_t>(test::kNow + 900));
+  for (const char* bad : {"1700000000.", "1700000000.5x", "1700000000.1234567890", ".5",
+                          "2023-11-14T22:13:20.Z", "2023-11-14.5", "1700000000..5"}) {
+    INFO(bad);
+    REQUIRE_FALSE(ParseTime(bad).has_value());
+  }
+}
+
 TEST_CASE("ParseTime: malformed input is nullopt") {
   for (const char* bad : {"", "yesterday", "2023-13-01", "2023-00-10", "2023-01-32", "2023-1-1",
                           "2023-11-14T25:00:00Z", "2023-11-14T22:61:00Z", "2023-11-14T22:13Z",
