@@ -8,6 +8,52 @@
 #include "weibo/ops.h"
 
 namespace weibo {
+
+// Each op's handler, defined in its flow file (the file named). An op is this declaration,
+// its row below and that file: options, help, routing, rendering and the daemon follow from
+// the row (ARCHITECTURE.md, "Adding an operation").
+// flows/user.cc
+Json UserAdd(Context& ctx, const Json& args);
+Json UserShow(Context& ctx, const Json& args);
+Json UserList(Context& ctx, const Json& args);
+// flows/follow.cc
+Json Follow(Context& ctx, const Json& args);
+Json Unfollow(Context& ctx, const Json& args);
+// flows/post.cc, repost.cc, comment.cc
+Json Post(Context& ctx, const Json& args);
+Json Repost(Context& ctx, const Json& args);
+Json Comment(Context& ctx, const Json& args);
+// flows/delete.cc
+Json Delete(Context& ctx, const Json& args);
+// flows/timeline.cc
+Json Timeline(Context& ctx, const Json& args);
+// flows/show.cc
+Json Show(Context& ctx, const Json& args);
+Json Comments(Context& ctx, const Json& args);
+Json Reposts(Context& ctx, const Json& args);
+Json Count(Context& ctx, const Json& args);
+// flows/like.cc
+Json Like(Context& ctx, const Json& args);
+Json Unlike(Context& ctx, const Json& args);
+Json Likes(Context& ctx, const Json& args);
+// flows/notify.cc
+Json NotifySend(Context& ctx, const Json& args);
+Json NotifyList(Context& ctx, const Json& args);
+Json NotifyRead(Context& ctx, const Json& args);
+Json NotifyUnread(Context& ctx, const Json& args);
+// flows/tokens.cc
+Json AppRegister(Context& ctx, const Json& args);
+Json AppList(Context& ctx, const Json& args);
+Json AppEvents(Context& ctx, const Json& args);
+Json TokenIssue(Context& ctx, const Json& args);
+Json TokenRevoke(Context& ctx, const Json& args);
+Json TokenList(Context& ctx, const Json& args);
+Json TokenCheck(Context& ctx, const Json& args);
+// flows/drain.cc
+Json Drain(Context& ctx, const Json& args);
+// flows/fsck.cc
+Json Fsck(Context& ctx, const Json& args);
+
 namespace {
 
 using A = ArgType;
