@@ -45,6 +45,8 @@ const char* KeyOf(HomeKey home) {
       return "msg";
     case HomeKey::kName:
       return "name";
+    case HomeKey::kToken:
+      return "token";
     case HomeKey::kNone:
       break;
   }
@@ -101,6 +103,13 @@ TEST_CASE("routing reads the home key of the table: a request goes to its key's 
       case HomeKey::kName:
         CHECK(home == ShardOfName("alice", 16));
         break;
+      case HomeKey::kToken: {  // "x" is no token (any node says so); a token names its user
+        CHECK(home == -1);
+        // base64url of format 1, user 21 (big-endian) and 25 zero bytes.
+        const std::string token = "AQAAABUAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+        CHECK(cluster::HomeShard(Request{op.name, {{"token", token}}}, 16, nullptr) == 21 % 16);
+        break;
+      }
       case HomeKey::kNone:
         CHECK(home == -1);
         break;
