@@ -197,7 +197,8 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
   std::cout.flush();
   // A write that committed but left outbox jobs pending succeeded: the result above, exit
   // 0, and the warning on stderr (weibo(7), WRITES THAT LEAVE JOBS PENDING).
-  for (const auto& warning : executor->Warnings()) ReportWarning(name_, warning, json_ || jsonl_);
+  for (const auto& warning : executor->Warnings())
+    ReportWarning(name_, warning, json_ || jsonl_ || jq_filter_);
   // A report whose "ok" is false (weibo-fsck found violations) exits 1.
   return value.is_object() && value.value("ok", true) == false ? 1 : 0;
 }
