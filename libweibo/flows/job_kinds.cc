@@ -15,24 +15,26 @@ void Decoded(Context& ctx, Shard& target, const Json& payload) {
 }
 
 template <typename Job, void (*Apply)(Context&, Shard&, const Job&)>
-constexpr JobKind Kind(bool (*self_idempotent)(const Json&) = nullptr) {
-  return JobKind{Job::kKind, Decoded<Job, Apply>, self_idempotent};
+constexpr JobKind Kind(bool (*self_idempotent)(const Json&) = nullptr, bool target_only = false) {
+  JobKind kind{Job::kKind, Decoded<Job, Apply>, self_idempotent};
+  kind.target_only = target_only;
+  return kind;
 }
 
 const JobKind kJobKinds[] = {
-    Kind<UserCreateJob, ApplyUserCreate>(),             // flows/user.cc
-    Kind<FanAddJob, ApplyFanAdd>(),                     // flows/follow.cc
-    Kind<FanRemoveJob, ApplyFanRemove>(),               // flows/follow.cc
-    Kind<InboxMergeJob, ApplyInboxMerge>(),             // flows/follow.cc
-    Kind<FanOutJob, ApplyFanOut>(),                     // flows/fanout.cc
-    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain),  // flows/fanout.cc
-    Kind<PurgeJob, ApplyPurge>(),                       // flows/fanout.cc
-    Kind<UndeliverJob, ApplyUndeliver>(),               // flows/fanout.cc
-    Kind<RefAddJob, ApplyRefAdd>(),                     // flows/refs.cc
-    Kind<RefRemoveJob, ApplyRefRemove>(),               // flows/refs.cc
-    Kind<ActiveJoinJob, ApplyActiveJoin>(),             // flows/active.cc
-    Kind<ActiveMergeJob, ApplyActiveMerge>(),           // flows/active.cc
-    Kind<ActiveDropJob, ApplyActiveDrop>(),             // flows/active.cc
+    Kind<UserCreateJob, ApplyUserCreate>(),                   // flows/user.cc
+    Kind<FanAddJob, ApplyFanAdd>(),                           // flows/follow.cc
+    Kind<FanRemoveJob, ApplyFanRemove>(),                     // flows/follow.cc
+    Kind<InboxMergeJob, ApplyInboxMerge>(),                   // flows/follow.cc
+    Kind<FanOutJob, ApplyFanOut>(),                           // flows/fanout.cc
+    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain, true),  // flows/fanout.cc
+    Kind<PurgeJob, ApplyPurge>(),                             // flows/fanout.cc
+    Kind<UndeliverJob, ApplyUndeliver>(),                     // flows/fanout.cc
+    Kind<RefAddJob, ApplyRefAdd>(),                           // flows/refs.cc
+    Kind<RefRemoveJob, ApplyRefRemove>(),                     // flows/refs.cc
+    Kind<ActiveJoinJob, ApplyActiveJoin>(),                   // flows/active.cc
+    Kind<ActiveMergeJob, ApplyActiveMerge>(),                 // flows/active.cc
+    Kind<ActiveDropJob, ApplyActiveDrop>(),                   // flows/active.cc
 };
 
 const JobKinds kTable{std::begin(kJobKinds), std::end(kJobKinds)};

@@ -52,6 +52,10 @@ struct JobKind {
   // Whether a job of this kind with this payload may be applied twice without harm and so
   // needs no job_applied mark (the reasoning is the handler's); nullptr: never.
   bool (*self_idempotent)(const Json& payload);
+  // Whether a job of this kind writes to its target shard only: it creates no job for
+  // another shard (a deliver job: inbox rows, its mark, the next tier's job on the same
+  // shard). Group commit may then commit it without an fsync (jobs.cc).
+  bool target_only = false;
 };
 struct JobKinds {
   const JobKind* begin;
