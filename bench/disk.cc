@@ -1,8 +1,10 @@
 #include "disk.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -32,6 +34,16 @@ std::vector<std::string> ShardFiles(const std::string& dir, const char* suffix) 
 }
 
 }  // namespace
+
+void FlushShards(const std::string& dir) {
+  for (const char* suffix : {".db", ".db-wal"})
+    for (const auto& name : ShardFiles(dir, suffix)) {
+      int fd = open((dir + "/" + name).c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      fdatasync(fd);
+      close(fd);
+    }
+}
 
 int64_t ClusterBytes(const std::string& dir) {
   int64_t total = 0;

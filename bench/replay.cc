@@ -224,6 +224,10 @@ Status Replayer::Setup() {
   }
   run_.setup_seconds = Nanos(std::chrono::steady_clock::now() - t0) / 1e9;
   SetDurableCommits(true);
+  if (options_.connect.empty()) {
+    if (executor_) executor_->Idle();
+    FlushShards(options_.data_dir);
+  }
   return Take(&run_.before);
 }
 

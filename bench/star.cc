@@ -47,6 +47,7 @@ Result<StarResult> RunStar(Executor& executor, const std::string& data_dir,
     executor.Idle();  // the setup's own group commit, outside the timed post
     r.setup_seconds = Since(t0);
   }
+  FlushShards(data_dir);
   progress.Stage(options.feed + ": star post", 0);
   auto before = SumOverShards(data_dir, kCountInboxRows);
   if (!before.ok()) return before.status();

@@ -40,6 +40,7 @@
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "tables/active_fan.h"
+#include "tables/id_list.h"
 #include "tables/msg_deleted.h"
 #include "tables/msg_index.h"
 #include "tables/user_relation.h"
@@ -131,12 +132,12 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {
   };
   if (p.tiered) {
     // Tier 0 here and now; tier 1 as a job of its own, which leaves tier 2 to the job it
-    // creates: each tier is created (and drained) only after the one before it.
+    // creates: each tier is created (and drained) only after the one before it. The users'
+    // activity is read in one statement for the whole list (a user not on this shard: the
+    // last tier).
     std::vector<int64_t> tiers[3];
-    for (int64_t user : *users) {
-      auto u = GetUser(target, user);
-      tiers[u ? Tier(u->last_active, row.time) : 2].push_back(user);
-    }
+    for (const auto& [user, last_active] : LastActiveOf(target, IdList(*users)))
+      tiers[last_active ? Tier(*last_active, row.time) : 2].push_back(user);
     if (!tiers[1].empty())
       enqueue_tier(1, std::move(tiers[1]), std::move(tiers[2]));
     else if (!tiers[2].empty())
@@ -146,18 +147,20 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {
   } else if (!p.later.empty()) {
     enqueue_tier(2, p.later, {});
   }
+  if (users->empty()) return;
   // Only readers who are still fans, and only while the message exists, both read on the
   // author's shard in one statement (see the top of this file); then one statement for the whole
   // group (the follow re-check and msg_deleted included), then the trims. A delivery that arrives
   // after its message was deleted adds nothing: msg_deleted here covers the time after the purge's
-  // undeliver has run on this shard, the message's own shard the time before.
-  Json fans = Json::array();
-  for (int64_t fan : FansWhileMsg(ctx.shards().ForUser(row.author_id), row.author_id, row.msg_id,
-                                  Json(*users).dump()))
-    fans.push_back(fan);
-  DeliverInboxMany(target, fans.dump(), row.msg_id, row.author_id, row.time);
-  for (const auto& user : fans)
-    MaybeTrimInbox(target, user.get<int64_t>(), row.msg_id, ctx.config().inbox_cap);
+  // undeliver has run on this shard, the message's own shard the time before. The list is
+  // written once: when every user is still a fan (the usual case), the same text serves both.
+  std::string users_json = IdList(*users);
+  std::vector<int64_t> fans =
+      FansWhileMsg(ctx.shards().ForUser(row.author_id), row.author_id, row.msg_id, users_json);
+  if (fans.size() != users->size()) users_json = IdList(fans);
+  if (fans.empty()) return;
+  DeliverInboxMany(target, users_json, row.msg_id, row.author_id, row.time);
+  for (int64_t user : fans) MaybeTrimInbox(target, user, row.msg_id, ctx.config().inbox_cap);
 }
 
 void ApplyPurge(Context& ctx, Shard& shard, const PurgeJob& p) {

@@ -15,8 +15,10 @@ void Decoded(Context& ctx, Shard& target, const Json& payload) {
 }
 
 template <typename Job, void (*Apply)(Context&, Shard&, const Job&)>
-constexpr JobKind Kind(bool (*self_idempotent)(const Json&) = nullptr) {
-  return JobKind{Job::kKind, Decoded<Job, Apply>, self_idempotent};
+constexpr JobKind Kind(bool (*self_idempotent)(const Json&) = nullptr, bool target_only = false) {
+  JobKind kind{Job::kKind, Decoded<Job, Apply>, self_idempotent};
+  kind.target_only = target_only;
+  return kind;
 }
 
 // A kind whose jobs merge (jobs.h, JobKind::merge): Merge applies the decoded payloads of
@@ -42,7 +44,7 @@ const JobKind kJobKinds[] = {
     Kind<FanRemoveJob, ApplyFanRemove>(),                                  // flows/follow.cc
     Kind<InboxMergeJob, ApplyInboxMerge>(),                                // flows/follow.cc
     Kind<FanOutJob, ApplyFanOut>(),                                        // flows/fanout.cc
-    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain),                     // flows/fanout.cc
+    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain, true),                  // flows/fanout.cc
     Kind<PurgeJob, ApplyPurge>(),                                          // flows/fanout.cc
     Kind<UndeliverJob, ApplyUndeliver>(),                                  // flows/fanout.cc
     Merged<RefAddJob, ApplyRefAdd, ApplyRefAdds>(),                        // flows/refs.cc

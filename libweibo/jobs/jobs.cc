@@ -1,5 +1,7 @@
 #include "jobs/jobs.h"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -62,6 +64,25 @@ bool ApplyJobInTxn(Context& ctx, Shard& target, const JobRow& job) {
 
 namespace {
 
+// A transaction that applies jobs with synchronous=FULL but writes nothing (they were applied
+// before: a job_applied mark, or inbox rows already there) syncs nothing when it commits. What
+// it found may be another process's deferred commit (group commit, below) that no sync has
+// reached yet, so the target's WAL is synced before those jobs are marked done; else a power
+// cut could lose the application after the mark. Rare: a race or a replay.
+class SyncIfNothingWritten {
+ public:
+  explicit SyncIfNothingWritten(Shard& target)
+      : target_(target), before_(sqlite3_total_changes64(target.db())) {}
+  // After the commit.
+  void Check() {
+    if (sqlite3_total_changes64(target_.db()) == before_) target_.SyncWal();
+  }
+
+ private:
+  Shard& target_;
+  int64_t before_;
+};
+
 // The done marks need no fsync of their own. A mark lost in a power cut leaves pending a
 // job its target has already applied (durably: committed with synchronous=FULL, or synced
 // by SyncAppliedJobs, before the mark was written; with its job_applied mark or
@@ -78,23 +99,31 @@ void MarkDone(ShardSet& shards, const std::map<int, std::vector<int64_t>>& done)
   }
 }
 
-// Group commit. A delivery transaction (plain deliver jobs from other shards only: the
-// commonest transaction there is, one per follower shard and post) commits without an
-// fsync, and its jobs stay pending in their source outboxes, remembered in
-// the context's GroupCommit. SyncAppliedJobs later syncs each target's WAL once, for every
-// delivery made to it since, and only then marks those jobs done. A power cut before
-// that sync may lose deliveries, but never their jobs: they are still pending, and
-// applying a plain deliver again is harmless (SelfIdempotent). Readers see a delivery at
-// once; only the done mark waits. A process crash loses nothing either (the commits are
-// in the OS's hands; the pending jobs are applied again by whoever drains next).
+// Group commit. A delivery transaction (deliver jobs only, of any shard: the commonest
+// transaction there is, one per follower shard and post, and for a large fan-out one per
+// tier and shard) commits without an fsync, and its jobs stay pending in their source
+// outboxes, remembered in the context's GroupCommit. SyncAppliedJobs later syncs each
+// target's WAL once, for every delivery made to it since, and only then marks those jobs
+// done. A power cut before that sync may lose deliveries, but never their jobs: they are
+// still pending, and are applied again. That holds for every job whose kind writes to its
+// target only (JobKind::target_only): what the transaction wrote is lost as a whole (the
+// WAL is replayed up to its first missing frame), its job_applied mark and the tier job it
+// enqueued on the same shard with it, so nothing is left to say it was applied; and it made
+// no job for another shard, which another shard might have applied durably meanwhile. A
+// job of the target's own outbox (a tier) is marked done after the sync too, not in its
+// transaction. Readers see a delivery at once; only the done mark waits. A process crash
+// loses nothing either (the commits are in the OS's hands; the pending jobs are applied
+// again by whoever drains next).
 struct Parsed {
   const JobRow* job;
   Json payload;  // parsed once: to decide on group commit and to apply
 };
 
-bool Deferrable(const std::vector<Parsed>& group, int target) {
-  for (const Parsed& p : group)
-    if (p.job->source_shard == target || !SelfIdempotent(*p.job, p.payload)) return false;
+bool Deferrable(const std::vector<Parsed>& group) {
+  for (const Parsed& p : group) {
+    const JobKind* kind = FindJobKind(p.job->kind);
+    if (kind == nullptr || !kind->target_only) return false;
+  }
   return true;
 }
 
@@ -114,7 +143,8 @@ int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs, bool group_com
   UnsyncedJobs& unsynced = ctx.group_commit().unsynced;
   for (auto& [t, group] : by_target) {
     Shard& target = ctx.shards().At(t);
-    bool defer = group_commit && Deferrable(group, t);
+    bool defer = group_commit && Deferrable(group);
+    SyncIfNothingWritten found_applied(target);
     WriteTxn txn(target, defer ? Sync::kNormal : Sync::kFull);
     // Jobs of merging kinds, by kind (in table order), applied together after the others.
     std::map<const JobKind*, std::vector<const Json*>> merged;
@@ -129,15 +159,18 @@ int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs, bool group_com
       } else if (ApplyParsedInTxn(ctx, target, *p.job, p.payload)) {
         ++n;
       }
+      if (defer) continue;
       if (p.job->source_shard == t)
         MarkJobDone(target, p.job->local_id);
-      else if (!defer)
+      else
         done[p.job->source_shard].push_back(p.job->local_id);
     }
     for (auto& [kind, payloads] : merged) kind->merge(ctx, target, payloads);
     txn.Commit();
     if (defer)
       for (const Parsed& p : group) unsynced.jobs[{p.job->source_shard, p.job->local_id}] = t;
+    else
+      found_applied.Check();
   }
   MarkDone(ctx.shards(), done);
   return n;
@@ -148,11 +181,13 @@ int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs, bool group_com
 bool ApplyDeliveredJob(Context& ctx, const JobRow& job) {
   Shard& target = ctx.shards().At(job.target_shard);
   bool applied = false;
+  SyncIfNothingWritten found_applied(target);
   {
     WriteTxn txn(target);
     applied = ApplyJobInTxn(ctx, target, job);
     txn.Commit();
   }
+  found_applied.Check();
   DrainCreated(ctx);
   return applied;
 }
@@ -161,12 +196,14 @@ bool ApplyJob(Context& ctx, const JobRow& job) {
   Shard& target = ctx.shards().At(job.target_shard);
   Shard& source = ctx.shards().At(job.source_shard);
   bool applied = false;
+  SyncIfNothingWritten found_applied(target);
   {
     WriteTxn txn(target);
     applied = ApplyJobInTxn(ctx, target, job);
     if (&source == &target) MarkJobDone(source, job.local_id);
     txn.Commit();
   }
+  found_applied.Check();
   if (&source != &target) {
     WriteTxn txn(source);
     MarkJobDone(source, job.local_id);

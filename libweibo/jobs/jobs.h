@@ -73,6 +73,10 @@ struct JobKind {
   // A merging kind whose jobs for their own source shard a server may hold back to merge
   // them across requests (GroupCommit::defer_merged): readers must not need them applied.
   bool deferrable = false;
+  // Whether a job of this kind writes to its target shard only: it creates no job for
+  // another shard (a deliver job: inbox rows, its mark, the next tier's job on the same
+  // shard). Group commit may then commit it without an fsync (jobs.cc).
+  bool target_only = false;
 };
 struct JobKinds {
   const JobKind* begin;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "storage/shard.h"
+#include "tables/id_list.h"
 
 namespace weibo {
 namespace {
@@ -27,13 +28,10 @@ std::optional<UserRow> GetUser(Shard& shard, int64_t id) {
 }
 
 std::vector<UserRow> GetFanCounts(Shard& shard, const std::vector<int64_t>& ids) {
-  std::string list = "[";
-  for (size_t i = 0; i < ids.size(); ++i) list += (i ? "," : "") + std::to_string(ids[i]);
-  list += "]";
   Stmt& s = shard.Query(
       "SELECT user_id, fans_count, pulled FROM user_info "
       "WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY user_id");
-  s.Bind(1, list);
+  s.Bind(1, IdList(ids));
   std::vector<UserRow> rows;
   while (s.Step()) {
     UserRow row;
@@ -42,6 +40,19 @@ std::vector<UserRow> GetFanCounts(Shard& shard, const std::vector<int64_t>& ids)
     row.pulled = s.Int(2) != 0;
     rows.push_back(std::move(row));
   }
+  return rows;
+}
+
+std::vector<std::pair<int64_t, std::optional<int64_t>>> LastActiveOf(Shard& shard,
+                                                                     const std::string& ids_json) {
+  // The LEFT JOIN keeps json_each the outer loop: the rows come in the list's order.
+  Stmt& s = shard.Query(
+      "SELECT j.value, u.last_active FROM json_each(?1) AS j "
+      "LEFT JOIN user_info AS u ON u.user_id = j.value");
+  s.Bind(1, ids_json);
+  std::vector<std::pair<int64_t, std::optional<int64_t>>> rows;
+  while (s.Step())
+    rows.emplace_back(s.Int(0), s.IsNull(1) ? std::nullopt : std::optional<int64_t>(s.Int(1)));
   return rows;
 }
 

@@ -438,6 +438,26 @@ TEST_CASE("jobs: group commit shows deliveries at once and marks their jobs done
   CHECK(report.at("ok") == true);
 }
 
+TEST_CASE("jobs: group commit defers tiered deliveries too, and marks them done after the sync") {
+  ClusterOptions options{4, "push"};
+  options.group_commit = 1000;
+  Cluster c(options);
+  EveryFanOutAJob(c);
+  int64_t alice = 0;
+  std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
+  int64_t post = c.Post(alice, "one");
+  for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{post});
+  // The fanout job itself (it makes jobs for other shards) is synced and done; the tiered
+  // deliver jobs to the three other shards (writes to their target only) wait for the sync.
+  CHECK(PendingOnAll(c) == 3);
+  c.executor().Idle();
+  CHECK(PendingOnAll(c) == 0);
+  for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{post});
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+}
+
 TEST_CASE("jobs: group commit syncs once enough deliveries have gathered, and at drain") {
   ClusterOptions options{4, "push"};
   options.group_commit = 5;

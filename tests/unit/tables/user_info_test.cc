@@ -1,6 +1,7 @@
 // tables/user_info.cc: one row per user on shard(user_id), with its counts.
 #include "tables/user_info.h"
 
+#include "tables/id_list.h"
 #include "test_support.h"
 
 namespace weibo {
@@ -64,6 +65,20 @@ TEST_CASE("user_info: ListUsers is ordered by id") {
   REQUIRE(all[1].id == 5);
   REQUIRE(all[2].id == 9);
   REQUIRE(all[2].name == "u9");
+}
+
+TEST_CASE("user_info: LastActiveOf reads a list of ids in its order, missing users as none") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  InsertUser(*shard, Row(7, "carol", 700));
+  InsertUser(*shard, Row(3, "dave", 300));
+  REQUIRE(IdList({}) == "[]");
+  REQUIRE(IdList({7, 4, 3}) == "[7,4,3]");
+  auto rows = LastActiveOf(*shard, IdList({7, 4, 3}));
+  REQUIRE(rows.size() == 3);
+  REQUIRE(rows[0] == std::make_pair(int64_t{7}, std::optional<int64_t>(700)));
+  REQUIRE(rows[1] == std::make_pair(int64_t{4}, std::optional<int64_t>()));
+  REQUIRE(rows[2] == std::make_pair(int64_t{3}, std::optional<int64_t>(300)));
 }
 
 }  // namespace
