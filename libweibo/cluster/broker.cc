@@ -375,7 +375,7 @@ class Broker {
   zmq::socket_t frontend_;
   zmq::socket_t backend_;
   std::string frontend_endpoint_;
-  CurveGate gate_;  // joined before the context closes (declared after it)
+  CurveGate gate_;                     // joined before the context closes (declared after it)
   int count_ = 0;                      // shards in the cluster, from the first heartbeat
   std::vector<std::string> owner_;     // shard -> node name
   std::vector<std::string> laid_out_;  // shard -> its node in options_.layout, or ""

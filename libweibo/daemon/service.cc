@@ -119,7 +119,8 @@ void Service::Handle(const std::string& peer, const std::string& body,
   // whose retry must still find its own reply, not be kept here under this one.
   const bool reused = !result.ok() && result.status().code() == Code::kInvalidRequest &&
                       result.status().message() == kRequestIdReused;
-  if (!id.empty() && op != nullptr && op->writes && !reused) replies_.Put(kept_as, fingerprint, reply);
+  if (!id.empty() && op != nullptr && op->writes && !reused)
+    replies_.Put(kept_as, fingerprint, reply);
   answer(reply);
 }  // the result, the request and the explaining executor are freed here, after the answer
 

@@ -44,7 +44,7 @@ const JobKind kJobKinds[] = {
     Kind<FanRemoveJob, ApplyFanRemove>(),                                  // flows/follow.cc
     Kind<InboxMergeJob, ApplyInboxMerge>(),                                // flows/follow.cc
     Kind<FanOutJob, ApplyFanOut>(),                                        // flows/fanout.cc
-    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain, true),                  // flows/fanout.cc
+    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain, true),               // flows/fanout.cc
     Kind<PurgeJob, ApplyPurge>(),                                          // flows/fanout.cc
     Kind<UndeliverJob, ApplyUndeliver>(),                                  // flows/fanout.cc
     Merged<RefAddJob, ApplyRefAdd, ApplyRefAdds>(),                        // flows/refs.cc
@@ -53,7 +53,7 @@ const JobKind kJobKinds[] = {
     Kind<ActiveJoinJob, ApplyActiveJoin>(),                                // flows/active.cc
     Kind<ActiveMergeJob, ApplyActiveMerge>(),                              // flows/active.cc
     Kind<ActiveDropJob, ApplyActiveDrop>(),                                // flows/active.cc
-    Kind<AppEventJob, ApplyAppEvent>(),  // flows/tokens.cc
+    Kind<AppEventJob, ApplyAppEvent>(),                                    // flows/tokens.cc
 };
 
 const JobKinds kTable{std::begin(kJobKinds), std::end(kJobKinds)};

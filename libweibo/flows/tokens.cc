@@ -210,8 +210,7 @@ std::optional<int64_t> TokenUser(const std::string& token) {
 }
 
 TokenRow VerifyToken(Context& ctx, const std::string& token) {
-  if (token.empty())
-    Fail(Code::kTokenMissing, "no access token given (--token, or WEIBO_TOKEN)");
+  if (token.empty()) Fail(Code::kTokenMissing, "no access token given (--token, or WEIBO_TOKEN)");
   std::optional<TokenRow> row = FindTokenRow(ctx, token);
   if (!row) Unknown();
   if (row->revoked != 0)

@@ -18,11 +18,11 @@ std::string Counts(const Json& list);  // count
 std::string Fsck(const Json& report);
 std::string Drain(const Json& result);
 // render/tokens.cc: weibo-app(1) and weibo-token(1)
-std::string App(const Json& app);         // app_register (with its secret, once)
-std::string Apps(const Json& list);       // app_list
-std::string AppEvents(const Json& list);  // app_events
-std::string Token(const Json& token);     // token_issue (with the token, once), revoke, check
-std::string Tokens(const Json& list);     // token_list
+std::string App(const Json& app);             // app_register (with its secret, once)
+std::string Apps(const Json& list);           // app_list
+std::string AppEvents(const Json& list);      // app_events
+std::string Token(const Json& token);         // token_issue (with the token, once), revoke, check
+std::string Tokens(const Json& list);         // token_list
 std::string Likes(const Json& list);          // likes: who liked a message
 std::string Notification(const Json& item);   // notify_send
 std::string Notifications(const Json& list);  // notify_list

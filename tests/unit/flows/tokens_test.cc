@@ -104,8 +104,8 @@ TEST_CASE("token_check: valid, expired from its last millisecond on, revoked, un
   REQUIRE(s.c.CodeOf("token_check", {{"token", ""}}) == Code::kTokenMissing);
   std::string flipped = token;
   flipped[20] = flipped[20] == 'A' ? 'B' : 'A';
-  for (const std::string& bad : {flipped, token + "A", token.substr(1),
-                                std::string(40, '*'), std::string(1 << 20, 'A')}) {
+  for (const std::string& bad :
+       {flipped, token + "A", token.substr(1), std::string(40, '*'), std::string(1 << 20, 'A')}) {
     Status st = s.c.Fail("token_check", {{"token", bad}});
     REQUIRE(st.code() == Code::kTokenInvalid);
     REQUIRE(st.message() == "the token is not one this cluster issued");
