@@ -8,8 +8,7 @@
 set -u
 WEIBO_BIN=$1
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d "${TMPDIR:-/tmp}/weibod-auth.XXXXXX")
-trap 'stop_daemon; rm -rf "$work"' EXIT
+daemon_workdir auth
 data=$work/shards
 W=$WEIBO_BIN
 export WEIBO_DATA=$data

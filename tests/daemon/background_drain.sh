@@ -7,8 +7,7 @@
 set -u
 WEIBO_BIN=$1
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d "${TMPDIR:-/tmp}/weibod-drain.XXXXXX")
-trap 'stop_daemon; rm -rf "$work"' EXIT
+daemon_workdir drain
 export WEIBO_DATA=$work/shards
 DAEMON_LOG=$work/weibod.log
 

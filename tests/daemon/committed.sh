@@ -7,8 +7,7 @@
 set -u
 WEIBO_BIN=$1
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d "${TMPDIR:-/tmp}/weibod-committed.XXXXXX")
-trap 'stop_daemon; rm -rf "$work"' EXIT
+daemon_workdir committed
 data=$work/shards
 for step in "init --shards 4" "user add alice" "user add bob" "follow -u @bob @alice"; do
   # shellcheck disable=SC2086

@@ -9,6 +9,14 @@
 #                   runs COMMAND, checks its exit status and that its stderr matches the
 #                   extended regex (its output goes to $work/out and $work/err).
 #   free_port       a loopback TCP port nobody listens on (just released by the kernel).
+#   daemon_workdir NAME
+#                   makes the test's scratch directory ($work, weibod-NAME.XXXXXX under
+#                   $TMPDIR) and the EXIT trap that stops the daemon and removes it.
+
+daemon_workdir() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/weibod-$1.XXXXXX")
+  trap 'stop_daemon; rm -rf "$work"' EXIT
+}
 
 fail() {
   echo "FAIL: $*" >&2

@@ -7,8 +7,7 @@
 set -u
 WEIBO_BIN=$1
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d "${TMPDIR:-/tmp}/weibod-lifecycle.XXXXXX")
-trap 'stop_daemon; rm -rf "$work"' EXIT
+daemon_workdir lifecycle
 data=$work/shards
 
 expect 4 '^weibod: error: storage_error: .*run weibo-init' \

@@ -16,8 +16,7 @@ set -u
 WEIBO_BIN=$1 probe=$2 mode=$3
 shift 3
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d "${TMPDIR:-/tmp}/weibod-$mode.XXXXXX")
-trap 'stop_daemon; rm -rf "$work"' EXIT
+daemon_workdir $mode
 "$WEIBO_BIN/weibo-init" --data "$work/shards" --shards 4 >/dev/null || fail "weibo-init"
 DAEMON_LOG=$work/weibod.log
 start_daemon "$work/shards" "$@"

@@ -8,8 +8,7 @@
 set -u
 WEIBO_BIN=$1 probe=$2
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d "${TMPDIR:-/tmp}/weibod-restart.XXXXXX")
-trap 'stop_daemon; rm -rf "$work"' EXIT
+daemon_workdir restart
 data=$work/shards
 "$WEIBO_BIN/weibo-init" --data "$data" --shards 4 >/dev/null || fail "weibo-init"
 DAEMON_LOG=$work/weibod.log

@@ -7,8 +7,7 @@
 set -u
 WEIBO_BIN=$1 probe=$2
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d "${TMPDIR:-/tmp}/weibod-reused.XXXXXX")
-trap 'stop_daemon; rm -rf "$work"' EXIT
+daemon_workdir reused
 data=$work/shards
 "$WEIBO_BIN/weibo-init" --data "$data" --shards 4 >/dev/null || fail "weibo-init"
 "$WEIBO_BIN/weibo-user" --data "$data" add alice >/dev/null || fail "user add alice"
