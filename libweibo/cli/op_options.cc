@@ -156,7 +156,10 @@ std::unique_ptr<TableCommand> BuildCommand(const std::string& command, const cha
       CLI::App* app = top.add_subcommand(sub, op->summary);
       built->options.emplace_back(*op, app);
       const std::vector<std::string> examples = Examples(program + " " + sub, *op);
-      app->footer(ExamplesFooter(examples));
+      // CLI11 lists a subcommand's own options only; the common ones are the command's,
+      // taken before or after the subcommand.
+      app->footer("Common options: those of " + program + " (" + program +
+                  " --help), before or after '" + sub + "'.\n\n" + ExamplesFooter(examples));
       if (firsts.size() < 2) firsts.push_back(examples[firsts.empty() ? 0 : 1]);
     }
     top.footer(ExamplesFooter(firsts));

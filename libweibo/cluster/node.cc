@@ -227,7 +227,7 @@ Status RunNode(const NodeOptions& options) {
   Status checked = daemon::CheckCluster(options.daemon.data_dir, options.shards);
   if (!checked.ok()) return checked;
   if (options.name.empty()) return Status(Code::kInvalidArgument, "a node needs a name");
-  try {
+  return StatusOf([&] {
     cluster::Node node(options);
     std::string endpoint;
     Status started = node.Start(&endpoint);
@@ -243,11 +243,7 @@ Status RunNode(const NodeOptions& options) {
       return Status(Code::kUnavailable, "the broker refused node " + options.name + ": " + refused);
     if (options.daemon.log) options.daemon.log("node " + options.name + " stopped");
     return Status::Ok();
-  } catch (const Failure& f) {
-    return f.status();
-  } catch (const std::exception& e) {
-    return Status(Code::kStorageError, e.what());
-  }
+  });
 }
 
 }  // namespace weibo

@@ -122,18 +122,14 @@ void Drain(zmq::socket_t& socket, daemon::Service& service, int drain_ms, long* 
 namespace daemon {
 
 Status CheckCluster(const std::string& dir, const std::vector<int>& owned) {
-  try {
+  return StatusOf([&] {
     ShardSet shards(dir, nullptr);
     for (int s : owned)
       if (s < 0 || s >= shards.count())
         return Status(Code::kInvalidArgument, "shard " + std::to_string(s) + " does not exist");
     for (int i = 0; i < shards.count(); ++i) shards.At(i);
     return Status::Ok();
-  } catch (const Failure& f) {
-    return f.status();
-  } catch (const std::exception& e) {
-    return Status(Code::kStorageError, e.what());
-  }
+  });
 }
 
 }  // namespace daemon

@@ -24,6 +24,19 @@ class Failure : public std::exception {
   throw Failure(Status(code, std::move(message)));
 }
 
+// Runs body (returning a Status) at an edge that must not throw: a Failure becomes its own
+// Status, any other exception (SQLite, a file, ZeroMQ) storage_error with its text.
+template <typename Body>
+Status StatusOf(Body&& body) {
+  try {
+    return body();
+  } catch (const Failure& f) {
+    return f.status();
+  } catch (const std::exception& e) {
+    return Status(Code::kStorageError, e.what());
+  }
+}
+
 }  // namespace weibo
 
 #endif  // WEIBO_STORAGE_FAILURE_H_

@@ -264,21 +264,18 @@ TEST_CASE(
   options.now_ms = test::kNow;
   SECTION("missing directory") { options.data_dir = dir.Join("missing"); }
   SECTION("no cluster.json") { options.data_dir = dir.path(); }
-  SECTION("a missing shard file") {
+  // A 4-shard cluster with a user, then without shard-01's files.
+  auto without_shard_01 = [&] {
     options.data_dir = dir.path();
     auto init = OpenEmbedded(options);
     REQUIRE(init->Execute({"init", {{"shards", 4}}}).ok());
     REQUIRE(init->Execute({"user_add", {{"name", "a"}}}).ok());
     init.reset();
     test::RemoveShardFiles(dir.Join("shard-01.db"));
-  }
+  };
+  SECTION("a missing shard file") { without_shard_01(); }
   SECTION("a foreign file in a shard's place") {
-    options.data_dir = dir.path();
-    auto init = OpenEmbedded(options);
-    REQUIRE(init->Execute({"init", {{"shards", 4}}}).ok());
-    REQUIRE(init->Execute({"user_add", {{"name", "a"}}}).ok());
-    init.reset();
-    test::RemoveShardFiles(dir.Join("shard-01.db"));
+    without_shard_01();
     std::ofstream(dir.Join("shard-01.db")) << std::string(8192, 'x');
   }
   auto exec = OpenEmbedded(options);
