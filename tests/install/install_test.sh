@@ -29,7 +29,8 @@ check() {  # check LABEL PROGRAM
 
 # 1. CMake: find_package(weibo) from the prefix only.
 cmake -S "$here/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" || { cat "$work/configure.log" >&2; exit 1; }
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="${WEIBO_CONSUMER_FLAGS:-}" \
+  >"$work/configure.log" || { cat "$work/configure.log" >&2; exit 1; }
 cmake --build "$work/cmake-build" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
 check find_package "$work/cmake-build/hello"
 
@@ -42,5 +43,5 @@ case "$cflags" in
   *) echo "pkg-config --cflags weibo does not point into $prefix: $cflags" >&2; exit 1 ;;
 esac
 # shellcheck disable=SC2086  # the flags are words
-"${CXX:-c++}" -std=c++17 -O1 -o "$work/hello-pc" "$here/hello.cc" $cflags $libs
+"${CXX:-c++}" -std=c++17 -O1 ${WEIBO_CONSUMER_FLAGS:-} -o "$work/hello-pc" "$here/hello.cc" $cflags $libs
 check pkg-config "$work/hello-pc"
