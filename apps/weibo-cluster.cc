@@ -59,6 +59,17 @@ int main(int argc, char** argv) {
                "start the nodes with --allow-clock: they take a request's fixed clock (tests)");
   up->add_flag("--auth", options.auth,
                "start the nodes with --auth: every request needs an access token");
+  up->add_option("--rate", options.rate,
+                 "requests a second per client (per token with --auth), and the burst, "
+                 "counted by the broker; 0: no limit (the default: a laptop's clients are "
+                 "local)")
+      ->type_name("R")
+      ->check(CLI::NonNegativeNumber.description(""))
+      ->capture_default_str();
+  up->add_option("--events", options.events,
+                 "the broker publishes every node's events (token revocations) on a ZeroMQ "
+                 "PUB socket bound here (weibod(1), EVENTS)")
+      ->type_name("ENDPOINT");
   CLI::App* status = app.add_subcommand("status", "show the broker and each node");
   app.add_subcommand("down", "stop every node and the broker (SIGTERM, then wait)");
   app.footer(

@@ -105,6 +105,8 @@ int ServeAsBroker(const weibo::DaemonOptions& options, const ClusterFlags& flags
   bo.max_depth = options.max_depth;
   bo.auth = options.auth;
   bo.data_dir = options.data_dir;  // its CURVE keys, if weibo-cluster up made them
+  bo.rate = options.rate;
+  bo.events = options.events;
   bo.on_ready = options.on_ready;
   bo.log = options.log;
   for (const auto& item : flags.layout) {
@@ -123,6 +125,10 @@ int ServeAsNode(const weibo::DaemonOptions& options, const ClusterFlags& flags,
                 bool drain_interval_given) {
   if (flags.shards.empty() || flags.join.empty())
     return Fail(weibo::Code::kInvalidArgument, "a cluster node needs both --shards and --join");
+  if (!options.events.empty())
+    return Fail(weibo::Code::kInvalidArgument,
+                "a node sends its events to the broker: give --events to the broker "
+                "(weibo-cluster up --events)");
   auto list = weibo::ParseShardList(flags.shards, 0);
   if (!list.ok()) return weibo::cli::ReportError("weibod", list.status());
   weibo::NodeOptions no;

@@ -28,7 +28,9 @@
 #include "cluster/curve.h"
 #include "cluster/protocol.h"
 #include "cluster/routing.h"
+#include "daemon/rate_limiter.h"
 #include "daemon/signals.h"
+#include "net/events.h"
 #include "net/frames.h"
 #include "net/router.h"
 #include "net/wire.h"
@@ -57,8 +59,9 @@ struct NodeInfo {
 
 struct InFlight {
   bool job = false;
-  Frames envelope;  // client: routing id (+ empty delimiter); job: {origin node, origin tag}
-  Json id;          // client: the request's id, for an error reply
+  Frames envelope;     // client: routing id (+ empty delimiter); job: {origin node, origin tag}
+  Json id;             // client: the request's id, for an error reply
+  std::string client;  // client: who it is to a rate limit (net::ClientMessage::client)
   std::string body;
   std::string node;
   int redirects = 0;
@@ -72,7 +75,7 @@ class Broker {
         backend_(context_, zmq::socket_type::router) {}
 
   Status Bind(std::string* endpoint) {
-    return net::SetUpSockets(
+    Status bound = net::SetUpSockets(
         "cannot bind '" + options_.frontend + "' and '" + options_.backend + "'", [&] {
           std::optional<CurveKeys> keys;
           if (!options_.data_dir.empty()) keys = LoadCurveKeys(options_.data_dir);
@@ -92,6 +95,8 @@ class Broker {
           backend_.set(zmq::sockopt::linger, 1000);
           net::Bind(backend_, options_.backend);
         });
+    if (!bound.ok() || options_.events.empty()) return bound;
+    return events_.Open(context_, options_.events, options_.auth, "the broker's --events");
   }
 
   void Serve() {
@@ -101,10 +106,12 @@ class Broker {
                                    {frontend_.handle(), 0, ZMQ_POLLIN, 0}};
         zmq::poll(items, 2, std::chrono::milliseconds(kPollMs));
         Frames frames;
+        std::string address;
         if (items[0].revents & ZMQ_POLLIN)
           while (RecvFrames(backend_, &frames, 5)) FromNode(frames);
         if (items[1].revents & ZMQ_POLLIN)
-          while (RecvFrames(frontend_, &frames, net::kClientFrames)) FromClient(std::move(frames));
+          while (RecvFrames(frontend_, &frames, net::kClientFrames, &address))
+            FromClient(std::move(frames), address);
         Expire();
       } catch (const zmq::error_t& e) {
         if (e.num() != EINTR) Log(std::string("socket error: ") + e.what());
@@ -119,8 +126,8 @@ class Broker {
 
   // --- clients ---------------------------------------------------------------------------
 
-  void FromClient(Frames frames) {
-    net::ClientMessage message = net::SplitClientMessage(std::move(frames));
+  void FromClient(Frames frames, const std::string& address) {
+    net::ClientMessage message = net::SplitClientMessage(std::move(frames), address);
     if (!message.well_formed) {
       ReplyClient(message.envelope, net::MalformedMessage());
       return;
@@ -136,9 +143,17 @@ class Broker {
       ReplyClient(message.envelope, net::EncodeReply(wire.id, Result<Json>(StatusJson()), nullptr));
       return;
     }
+    // --rate: counted here, where every request for the nodes passes, per token under --auth and
+    // per client address without (the nodes behind run with no limit of their own).
+    if (!rate_.Allow(daemon::RateLimiter::KeyOf(options_.auth, wire.token, message.client),
+                     SteadyClock::now())) {
+      ReplyClient(message.envelope, net::EncodeReply(wire.id, rate_.Refusal(), nullptr));
+      return;
+    }
     InFlight f;
     f.envelope = std::move(message.envelope);
     f.id = wire.id;
+    f.client = std::move(message.client);
     f.body = std::move(message.body);
     Route(std::move(f), HomeShard(wire.request, count_, nullptr));
   }
@@ -173,8 +188,7 @@ class Broker {
       }
     }
     const std::string tag = std::to_string(++next_tag_);
-    const std::string client = f.envelope.empty() ? std::string() : f.envelope[0];
-    if (!SendVerbTo(backend_, node, Verb::kReq, {tag, client, f.body})) {
+    if (!SendVerbTo(backend_, node, Verb::kReq, {tag, f.client, f.body})) {
       FailClient(f, "node " + node + " is not connected");
       return;
     }
@@ -218,7 +232,9 @@ class Broker {
     if (verb == Verb::kHeartbeat) return Heartbeat(sender, frames[2]);
     auto from = nodes_.find(sender);
     if (from == nodes_.end() || !from->second.alive) return;  // not a node of the cluster
-    if (verb == Verb::kRep) {
+    if (verb == Verb::kEvent) {
+      events_.Publish(frames[2]);  // a node's event (weibod --events), as it framed it
+    } else if (verb == Verb::kRep) {
       auto it = inflight_.find(frames[2]);
       if (it == inflight_.end() || it->second.job) return;  // failed meanwhile
       ReplyClient(it->second.envelope, frames[3]);
@@ -375,6 +391,8 @@ class Broker {
   zmq::socket_t frontend_;
   zmq::socket_t backend_;
   std::string frontend_endpoint_;
+  daemon::RateLimiter rate_{options_.rate};
+  net::EventPublisher events_;         // closed before the context (declared after it)
   CurveGate gate_;                     // joined before the context closes (declared after it)
   int count_ = 0;                      // shards in the cluster, from the first heartbeat
   std::vector<std::string> owner_;     // shard -> node name

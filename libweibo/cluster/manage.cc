@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include "cluster/curve.h"
@@ -37,7 +38,9 @@ struct Layout {
   // node i -> the shards it owns: those s with s mod K = i. The broker is told it, so that
   // no other process can take a shard over (weibod(1), REFUSED).
   std::vector<std::vector<int>> owned;
-  bool auth = false;  // the nodes check tokens, the broker may face the network
+  bool auth = false;   // the nodes check tokens, the broker may face the network
+  double rate = 0;     // the broker's --rate
+  std::string events;  // the broker's --events
 };
 
 std::string Endpoint(const std::string& host, int port) {
@@ -65,6 +68,8 @@ Status ReadLayout(const ClusterOptions& options, const std::string& dir, const J
   std::string host = options.host;
   out->allow_clock = options.allow_clock;
   out->auth = options.auth;
+  out->rate = options.rate;
+  out->events = options.events;
   if (state.is_object()) {
     int recorded = state.value("nodes", 0);
     if (k != 0 && k != recorded)
@@ -104,6 +109,10 @@ Status StartBroker(const std::string& weibod, const std::string& dir, const Layo
     argv.push_back("node" + std::to_string(i) + "=" + ShardList(layout.owned[i]));
   }
   if (layout.auth) argv.push_back("--auth");
+  std::ostringstream rate;
+  rate << layout.rate;
+  argv.insert(argv.end(), {"--rate", rate.str()});
+  if (!layout.events.empty()) argv.insert(argv.end(), {"--events", layout.events});
   int64_t pid = Spawn(argv, dir + "/broker.log");
   if (pid <= 0) return Status(Code::kUnavailable, "cannot start " + weibod);
   *broker = Json{{"pid", pid}, {"endpoint", layout.broker}, {"backend", layout.backend}};

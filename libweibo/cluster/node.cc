@@ -14,6 +14,7 @@
 #include "daemon/server.h"
 #include "daemon/signals.h"
 #include "jobs/jobs.h"
+#include "net/events.h"
 #include "net/router.h"
 #include "net/wire.h"
 #include "storage/failure.h"
@@ -38,7 +39,13 @@ Node::Node(const NodeOptions& options)
       broker_(context_, zmq::socket_type::dealer),
       direct_(context_, zmq::socket_type::router) {
   for (int s : options.shards) owned_.at(s) = true;
-  service_ = std::make_unique<daemon::Service>(options.daemon, this);
+  // The events of the jobs this node applies go to the broker, which publishes them on the
+  // cluster's one --events socket (net/events.h). Sent without blocking: while the broker
+  // is away an event is missed, as by a subscriber that is away; weibo-app events keeps it.
+  on_event_ = [this](const Json& event) {
+    SendVerb(broker_, Verb::kEvent, {net::EventPublisher::Frame(event)});
+  };
+  service_ = std::make_unique<daemon::Service>(options.daemon, this, on_event_);
 }
 
 Status Node::Start(std::string* endpoint) {

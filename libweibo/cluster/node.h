@@ -31,6 +31,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -84,6 +85,9 @@ class Node : public JobTransport {
   zmq::context_t context_;
   zmq::socket_t broker_;
   zmq::socket_t direct_;
+  // The events of the jobs this node applies, for a client's request or another node's
+  // JOB alike: sent to the broker (Node::Node).
+  std::function<void(const Json&)> on_event_;
   std::unique_ptr<daemon::Service> service_;  // client requests, on its executor's connections
   std::deque<net::Frames> queue_;             // requests that arrived during a Deliver
   std::string endpoint_;

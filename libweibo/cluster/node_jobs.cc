@@ -90,6 +90,7 @@ void Node::AnswerJob(const std::string& tag, const std::string& body) {
       Fail(Code::kUnavailable, "shard " + std::to_string(job.target_shard) + " is not mine");
     Context ctx(shards_, Clock(job.created));
     ctx.set_transport(this);
+    ctx.set_event_sink(on_event_);
     ack = AckApplied(ApplyDeliveredJob(ctx, job));
   } catch (const Failure& f) {
     ack = AckRefused(f.status().message());

@@ -16,7 +16,7 @@ struct VerbSpec {
 constexpr VerbSpec kVerbs[] = {
     {Verb::kHeartbeat, "HB", 1}, {Verb::kBye, "BYE", 0},           {Verb::kReq, "REQ", 3},
     {Verb::kRep, "REP", 2},      {Verb::kRedirect, "REDIRECT", 2}, {Verb::kJob, "JOB", 2},
-    {Verb::kAck, "ACK", 2},      {Verb::kRefused, "REFUSED", 1},
+    {Verb::kAck, "ACK", 2},      {Verb::kRefused, "REFUSED", 1},   {Verb::kEvent, "EVT", 1},
 };
 
 const char* NameOf(Verb verb) {

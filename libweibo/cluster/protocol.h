@@ -27,6 +27,7 @@ enum class Verb {
   kJob,        // JOB tag job
   kAck,        // ACK tag ack
   kRefused,    // REFUSED refusal (broker to a node's heartbeat socket)
+  kEvent,      // EVT frame (node to broker: an event for the broker's --events socket)
 };
 
 // The verb at frames[at] when at least the frames it carries follow it (a message may

@@ -34,4 +34,13 @@ bool RateLimiter::Allow(const std::string& peer, Time now) {
   return true;
 }
 
+Status RateLimiter::Refusal() const {
+  return Status(Code::kUnavailable, "over the rate limit of " + std::to_string(int64_t(rate_)) +
+                                        " requests a second; retry later");
+}
+
+std::string RateLimiter::KeyOf(bool auth, const std::string& token, const std::string& client) {
+  return auth && !token.empty() ? "token " + token : client;
+}
+
 }  // namespace weibo::daemon

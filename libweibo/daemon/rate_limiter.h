@@ -2,15 +2,19 @@
 // requests a second on average and `rate` at once; a request that finds the bucket empty
 // is refused without being executed.
 //
-// Peers are ZeroMQ routing ids, which a reconnecting client changes; buckets of peers that
-// have been idle long enough to be full again carry no information and are forgotten
-// when many peers are tracked, so the table stays bounded by the active peers.
+// A peer is a token under --auth, else a client address (KeyOf), never a connection: a
+// client that opens many connections, or reconnects, still has one bucket. Buckets of
+// peers that have been idle long enough to be full again carry no information and are
+// forgotten when many peers are tracked, so the table stays bounded by the active peers.
+// weibod (daemon/service.cc) and a cluster's broker (cluster/broker.cc) both count so.
 #ifndef WEIBO_DAEMON_RATE_LIMITER_H_
 #define WEIBO_DAEMON_RATE_LIMITER_H_
 
 #include <chrono>
 #include <string>
 #include <unordered_map>
+
+#include "weibo/status.h"
 
 namespace weibo::daemon {
 
@@ -21,6 +25,13 @@ class RateLimiter {
   explicit RateLimiter(double rate) : rate_(rate) {}  // 0: no limit
   // Takes one token from peer's bucket; false when there is none.
   bool Allow(const std::string& peer, Time now);
+  // The unavailable status a refused request gets.
+  Status Refusal() const;
+
+  // The peer a request counts against: "token T" when auth is on and it carries one, else
+  // client (net::ClientMessage::client: its address, or its connection where the transport
+  // gives none).
+  static std::string KeyOf(bool auth, const std::string& token, const std::string& client);
 
  private:
   struct Bucket {

@@ -13,13 +13,13 @@
 
 #include <chrono>
 #include <exception>
-#include <memory>
 #include <vector>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
 #include "daemon/service.h"
 #include "daemon/signals.h"
+#include "net/events.h"
 #include "net/frames.h"
 #include "net/router.h"
 #include "net/wire.h"
@@ -40,8 +40,9 @@ constexpr std::chrono::microseconds kSpin(300);
 // Only the first frames are kept: a message of a million frames costs no memory here.
 bool ServeOne(zmq::socket_t& socket, daemon::Service& service) {
   net::Frames frames;
-  if (!net::RecvFrames(socket, &frames, net::kClientFrames)) return false;
-  net::ClientMessage message = net::SplitClientMessage(std::move(frames));
+  std::string address;
+  if (!net::RecvFrames(socket, &frames, net::kClientFrames, &address)) return false;
+  net::ClientMessage message = net::SplitClientMessage(std::move(frames), address);
   // The reply is sent as soon as it is encoded (Service::Handle frees the rest after).
   auto send = [&](const std::string& reply) { net::ReplyTo(socket, message.envelope, reply); };
   bool answered = false;
@@ -50,7 +51,7 @@ bool ServeOne(zmq::socket_t& socket, daemon::Service& service) {
       send(net::MalformedMessage());
       return true;
     }
-    service.Handle(message.envelope[0], message.body, [&](const std::string& reply) {
+    service.Handle(message.client, message.body, [&](const std::string& reply) {
       answered = true;
       send(reply);
     });
@@ -147,21 +148,13 @@ Status RunDaemon(const DaemonOptions& options) {
   });
   if (!bound.ok()) return bound;
   // weibod --events: revocations as they reach their apps' events (DaemonOptions::events).
-  std::unique_ptr<zmq::socket_t> events;
+  net::EventPublisher events;
   if (!options.events.empty()) {
-    Status open = net::CheckLoopbackOnly(options.events, options.auth, "weibod --events");
-    if (open.ok())
-      open = net::SetUpSockets("cannot bind --events '" + options.events + "'", [&] {
-        events = std::make_unique<zmq::socket_t>(context, zmq::socket_type::pub);
-        events->set(zmq::sockopt::linger, 1000);
-        net::Bind(*events, options.events);
-      });
+    Status open = events.Open(context, options.events, options.auth, "weibod --events");
     if (!open.ok()) return open;
   }
   auto publish = [&events](const Json& event) {
-    if (!events) return;
-    const std::string frame = event.value("event", std::string("event")) + " " + event.dump();
-    events->send(zmq::buffer(frame), zmq::send_flags::dontwait);
+    events.Publish(net::EventPublisher::Frame(event));
   };
   daemon::Service service(options, nullptr, publish);
   daemon::StopSignals signals;

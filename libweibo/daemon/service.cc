@@ -65,14 +65,9 @@ void Service::Handle(const std::string& peer, const std::string& body,
   if (!parsed.ok()) return answer(EncodeReply(wire.id, parsed, nullptr));
   // Under --auth a client is its token, however many connections it opens (a token that
   // turns out invalid is refused on its own bucket, which costs it a reply all the same).
-  const std::string client = options_.auth && !wire.token.empty() ? "token " + wire.token : peer;
-  if (!rate_.Allow(client, RateLimiter::Time::clock::now()))
-    return answer(
-        EncodeReply(wire.id,
-                    Status(Code::kUnavailable, "over the rate limit of " +
-                                                   std::to_string(int64_t(options_.rate)) +
-                                                   " requests a second; retry later"),
-                    nullptr));
+  if (!rate_.Allow(RateLimiter::KeyOf(options_.auth, wire.token, peer),
+                   RateLimiter::Time::clock::now()))
+    return answer(EncodeReply(wire.id, rate_.Refusal(), nullptr));
   const std::string id = wire.id.is_string() ? wire.id.get<std::string>() : "";
   // Under --auth a kept reply is the token's own (it may hold a token just issued), and is
   // given again only while the token is still good: a revocation is heard at once.

@@ -25,8 +25,8 @@ class Service {
   explicit Service(const DaemonOptions& options, JobTransport* transport = nullptr,
                    std::function<void(const Json&)> on_event = nullptr);
 
-  // The reply body for a request body sent by peer (a routing id). Never throws for
-  // anything the peer sends.
+  // The reply body for a request body sent by peer: the client as a rate limit without a
+  // token counts it (net::ClientMessage::client). Never throws for anything it sends.
   std::string Handle(const std::string& peer, const std::string& body);
   // The same, given to `answer` as soon as it is encoded: what is left to free (a page of
   // messages, the request) is freed after the reply is on its way, while the client reads.

@@ -6,14 +6,23 @@
 
 namespace weibo::net {
 
-bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep) {
+bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep, std::string* peer_address) {
   out->clear();
+  if (peer_address != nullptr) peer_address->clear();
   size_t count = 0;
   for (bool more = true; more; ++count) {
     zmq::message_t frame;
     if (!socket.recv(frame, count == 0 ? zmq::recv_flags::dontwait : zmq::recv_flags::none))
       return false;
     more = frame.more();
+    // A ROUTER makes the routing id frame itself, without the connection's metadata: the
+    // property is read from the first frame that came over the wire and has it.
+    if (peer_address != nullptr && peer_address->empty()) {
+      try {
+        *peer_address = frame.gets("Peer-Address");
+      } catch (const zmq::error_t&) {  // EINVAL: not on this frame, or no such transport
+      }
+    }
     if (out->size() < keep) out->push_back(frame.to_string());
   }
   if (count > keep) out->push_back(std::string());  // marks "too many frames"

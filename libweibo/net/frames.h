@@ -18,7 +18,11 @@ using Frames = std::vector<std::string>;
 // Reads one message if one is waiting (never blocks for the first frame); false when none
 // was. Keeps the first `keep` frames; a message with more gets one empty frame appended, so
 // a handler that counts frames sees it as malformed, and a million frames cost no memory.
-bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep = 8);
+// peer_address, when given, gets the message's "Peer-Address" property: the sender's IP
+// address on tcp://, ZeroMQ's ":uid:gid:pid" of the peer process on ipc://, "" where the
+// transport has none (inproc://).
+bool RecvFrames(zmq::socket_t& socket, Frames* out, size_t keep = 8,
+                std::string* peer_address = nullptr);
 
 // Sends without blocking. False when the peer cannot be reached (a ROUTER socket with
 // ZMQ_ROUTER_MANDATORY, or a full queue); the caller decides whether that matters.

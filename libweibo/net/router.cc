@@ -66,8 +66,10 @@ std::string BindForClients(zmq::socket_t& socket, const std::string& endpoint,
   return socket.get(zmq::sockopt::last_endpoint);
 }
 
-ClientMessage SplitClientMessage(Frames frames) {
+ClientMessage SplitClientMessage(Frames frames, const std::string& peer_address) {
   ClientMessage out;
+  out.client = peer_address.empty() ? "connection " + (frames.empty() ? std::string() : frames[0])
+                                    : "address " + peer_address;
   // frames[0] is the routing id; REQ clients put an empty delimiter before the body.
   size_t first_body = frames.size() >= 3 && frames[1].empty() ? 2 : 1;
   out.well_formed = frames.size() == first_body + 1;

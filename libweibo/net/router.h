@@ -53,8 +53,12 @@ struct ClientMessage {
   Frames envelope;  // the routing id and the delimiter, when there is one
   std::string body;
   bool well_formed = false;  // exactly one body after the envelope
+  // Who a rate limit without a token counts (weibod(1), LIMITS): "address A" for the peer
+  // address RecvFrames read, so that a client opening many connections is still one
+  // client; "connection ID" (the routing id) where the transport gives no address.
+  std::string client;
 };
-ClientMessage SplitClientMessage(Frames frames);
+ClientMessage SplitClientMessage(Frames frames, const std::string& peer_address = "");
 
 // Sends reply behind envelope, without blocking; false when the peer is gone (a ROUTER
 // drops what it cannot route: not an error).

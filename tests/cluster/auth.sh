@@ -3,9 +3,12 @@
 # revoked through one node is refused by every node from the next request on (no node
 # keeps a cache), each token state gets its code and exit status through the broker, a
 # refusal changes nothing, and no token is in any file of the data directory or any log.
-# usage: auth.sh BIN_DIR
+# The revocation, applied by whichever node owns the app, reaches a subscriber of the
+# broker's --events. The broker's --rate counts per token, not per connection.
+# usage: auth.sh BIN_DIR DAEMON_PROBE
 set -u
 WEIBO_BIN=$1
+PROBE=$2
 . "$(dirname "$0")/lib.sh"  # cluster_teardown on EXIT, free_base_port, fail
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/weibo-cluster-auth.XXXXXX")
 data=$WORK/shards
@@ -37,7 +40,8 @@ unknown=$(printf '%s' "$alice" | tr 'a-y' 'b-z')
 
 port=$(free_base_port 3)
 CLUSTER_DATAS+=("$data")
-out=$("$W/weibo-cluster" --data "$data" up --nodes 3 --base-port "$port" --auth) ||
+out=$("$W/weibo-cluster" --data "$data" up --nodes 3 --base-port "$port" --auth \
+  --events "ipc://$WORK/events.ipc" --rate 200) ||
   { for f in "$data"/*.log; do echo "== $f"; cat "$f"; done >&2; fail "weibo-cluster up --auth"; }
 export WEIBO_CONNECT=${out##*$'\n'}
 
@@ -65,7 +69,14 @@ code 0 "" "$W/weibo-fsck" --token "$admin"
 
 # Revoked through the broker (alice's node); refused at once by every node: the request
 # for bob's message runs on node 2, the user list on any node, carol's timeline on node 0.
+"$PROBE" events "ipc://$WORK/events.ipc" >"$WORK/subscriber" 2>&1 &
+subscriber=$!
+for _ in $(seq 100); do grep -q subscribed "$WORK/subscriber" && break; sleep 0.05; done
 code 0 "" "$W/weibo-token" revoke "$alice" --token "$alice"
+wait "$subscriber" || fail "no event reached the broker's subscriber: $(cat "$WORK/subscriber")"
+grep -q '^token_revoked {"event":"token_revoked","app":"'"$key"'",' "$WORK/subscriber" ||
+  fail "the published frame: $(cat "$WORK/subscriber")"
+echo "ok   the revocation reached a subscriber of the broker's --events"
 code 3 token_revoked "$W/weibo-show" "$bob_msg" --token "$alice"
 code 3 token_revoked "$W/weibo-user" list --token "$alice"
 code 3 token_revoked "$W/weibo-timeline" -u @alice --token "$alice"
@@ -76,6 +87,6 @@ grep -q "token_revoked" "$WORK/out" || fail "no token_revoked event for the app"
 
 "$W/weibo-cluster" --data "$data" down >/dev/null || fail "weibo-cluster down"
 for t in alice bob carol_read admin expired; do
-  if grep -rqF -- "${!t}" "$data"; then fail "token $t found in a file of the data directory"; fi
+  if grep -rqF -- "${!t}" "$data" "$WORK/subscriber"; then fail "token $t found in a file of the data directory"; fi
 done
 echo "ok   no token in the $(find "$data" -type f | wc -l) files of the data directory and logs"

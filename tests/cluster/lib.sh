@@ -53,9 +53,10 @@ PY
 
 cluster_up() {
   local data=$1 k=$2 port out
+  shift 2
   port=$(free_base_port "$k")
   CLUSTER_DATAS+=("$data")
-  out=$("$WEIBO_BIN/weibo-cluster" --data "$data" up --nodes "$k" --base-port "$port") ||
+  out=$("$WEIBO_BIN/weibo-cluster" --data "$data" up --nodes "$k" --base-port "$port" "$@") ||
     { for f in "$data"/*.log; do echo "== $f"; cat "$f"; done >&2; fail "weibo-cluster up failed"; }
   BROKER=$(printf '%s\n' "$out" | tail -n 1)
 }

@@ -3,10 +3,11 @@
 # token in each state — valid, wrong scope, another user's, expired, revoked, unknown,
 # missing — refused with its code and exit status, and nothing changed by a refusal; no
 # token in any file of the data directory or in the daemon's log; without --auth, weibod
-# refuses to bind beyond loopback.
-# usage: auth.sh BIN_DIR
+# refuses to bind beyond loopback. A revocation reaches a real subscriber of --events.
+# usage: auth.sh BIN_DIR DAEMON_PROBE
 set -u
 WEIBO_BIN=$1
+PROBE=$2
 . "$(dirname "$0")/lib.sh"
 daemon_workdir auth
 data=$work/shards
@@ -39,7 +40,7 @@ done
 msg=$("$W/weibo-post" -u @alice "before the daemon" | sed -n '1s/^#\([0-9]*\) .*/\1/p')
 
 DAEMON_LOG=$work/weibod.log
-start_daemon "$data" --auth --rate 0
+start_daemon "$data" --auth --rate 0 --events "ipc://$work/events.ipc"
 export WEIBO_CONNECT=$ENDPOINT
 
 # Every row of every shard: what a refusal must leave as it was.
@@ -108,8 +109,16 @@ WEIBO_TOKEN=$valid granted "$W/weibo-timeline" -u @alice
 granted "$W/weibo-show" "$msg" --token "$read_only"
 granted "$W/weibo-fsck" --token "$admin"
 granted "$W/weibo-token" check "$valid" --token "$read_only"
-# Revoked through the daemon: refused from the next request on.
+# Revoked through the daemon: refused from the next request on, and published to a
+# subscriber of --events (who connected before it).
+"$PROBE" events "ipc://$work/events.ipc" >"$work/subscriber" 2>&1 &
+subscriber=$!
+for _ in $(seq 100); do grep -q subscribed "$work/subscriber" && break; sleep 0.05; done
 granted "$W/weibo-token" revoke "$bobs" --token "$bobs"
+wait "$subscriber" || fail "no event reached the subscriber: $(cat "$work/subscriber")"
+grep -q '^token_revoked {"event":"token_revoked","app":"'"$key"'",' "$work/subscriber" ||
+  fail "the published frame: $(cat "$work/subscriber")"
+echo "ok   the revocation reached a subscriber of --events: $(sed -n 2p "$work/subscriber")"
 refused 3 token_revoked "$bobs" "$W/weibo-user" list
 # The app's events name the revocation, never the token.
 WEIBO_CONNECT= "$W/weibo-app" --json events "$key" >"$work/events" || fail "events"
@@ -118,6 +127,6 @@ grep -q '"event":"token_revoked"' "$work/events" || fail "no token_revoked event
 # No token anywhere but where it was printed: not in the data directory, not in the log.
 stop_daemon || fail "weibod exited non-zero"
 for t in valid read_only bobs admin revoked expired; do
-  if grep -rqF -- "${!t}" "$data" "$DAEMON_LOG"; then fail "token $t found in a file"; fi
+  if grep -rqF -- "${!t}" "$data" "$DAEMON_LOG" "$work/subscriber"; then fail "token $t found in a file"; fi
 done
 echo "ok   no token in any file of $(find "$data" -type f | wc -l) in the data directory or the log"

@@ -41,6 +41,11 @@ struct BrokerOptions {
   // nodes holding the node key, and may bind beyond loopback; without, it binds loopback
   // only, since anyone reaching it could register as a node.
   std::string data_dir;
+  // Requests a second per client and the burst, as weibod --rate (per token under auth,
+  // else per client address); 0: no limit. The broker counts for the whole cluster.
+  double rate = 0;
+  // Where to bind the cluster's PUB socket for the nodes' events (weibod --events); "": none.
+  std::string events;
   std::function<void(const std::string& endpoint)> on_ready;  // the frontend, once bound
   std::function<void(const std::string& line)> log;
 };
@@ -75,6 +80,8 @@ struct ClusterOptions {
   int wait_ms = 15000;             // up: how long to wait for every node to answer
   bool allow_clock = false;        // up: start the nodes with --allow-clock (for tests)
   bool auth = false;               // up: start the broker and the nodes with --auth
+  double rate = 0;                 // up: the broker's weibod --rate (per client or token)
+  std::string events;              // up: the broker's weibod --events; "": none
   std::function<void(const std::string& line)> print;  // up's output lines
 };
 
