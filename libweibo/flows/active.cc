@@ -1,8 +1,10 @@
 // Activity and hybrid's active-follower lists (SPEC §5, seed 004; seed 000 for the tiers).
 //
 // Activity: a write (flows/message_write.cc, follow.cc) sets user_info.last_active; reading one's
-// own home timeline sets it too, but at most once per kActivityGrainMs, so a read writes
-// nothing most of the time. Push tiers (flows/fanout.cc) order deliveries by last_active.
+// own home timeline sets it too, but at most once per kActivityGrainMs: the read looks at
+// the stored value first (ActivityOf) and writes only when it is older (RecordActivity,
+// in flows/timeline.cc's one write transaction after the page), so a read writes nothing
+// most of the time. Push tiers (flows/fanout.cc) order deliveries by last_active.
 //
 // hybrid: a non-celebrity author pushes only to the followers on its active list
 // (active_fan, a fixed-length LRU list of active_list entries on the author's shard). A
@@ -33,28 +35,29 @@
 
 namespace weibo {
 
-void NoteActivity(Context& ctx, int64_t user) {
-  Shard& shard = ctx.shards().ForUser(user);
-  auto row = GetUser(shard, user);
-  if (!row) return;
+ActivityDue ActivityOf(Context& ctx, int64_t user) {
+  ActivityDue due;
+  auto row = GetUser(ctx.shards().ForUser(user), user);
+  if (!row) return due;
   int64_t now = ctx.now();
-  bool touch = now - row->last_active >= kActivityGrainMs;
-  bool rejoin = FeedPolicy(ctx).UsesActiveLists() &&
-                now - std::max(row->lists_touched, row->created) >= kActiveWindowMs;
-  if (!touch && !rejoin) return;
-  WriteTxn txn(shard);
+  due.touch = now - row->last_active >= kActivityGrainMs;
+  due.rejoin = FeedPolicy(ctx).UsesActiveLists() &&
+               now - std::max(row->lists_touched, row->created) >= kActiveWindowMs;
+  return due;
+}
+
+void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue& due) {
+  if (!due.any()) return;
+  int64_t now = ctx.now();
   TouchUser(shard, user, now);
-  if (rejoin) {
-    SetListsTouched(shard, user, now);
-    std::map<int, std::vector<int64_t>> by_shard;
-    for (int64_t author : Related(shard, user, kFollowing))
-      by_shard[static_cast<int>(author % ctx.shards().count())].push_back(author);
-    int64_t floor = InboxFloor(shard, user);
-    for (auto& [target, authors] : by_shard)
-      Enqueue(ctx, shard, target, ActiveJoinJob{user, std::move(authors), floor});
-  }
-  txn.Commit();
-  ctx.Settle();
+  if (!due.rejoin) return;
+  SetListsTouched(shard, user, now);
+  std::map<int, std::vector<int64_t>> by_shard;
+  for (int64_t author : Related(shard, user, kFollowing))
+    by_shard[static_cast<int>(author % ctx.shards().count())].push_back(author);
+  int64_t floor = InboxFloor(shard, user);
+  for (auto& [target, authors] : by_shard)
+    Enqueue(ctx, shard, target, ActiveJoinJob{user, std::move(authors), floor});
 }
 
 std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard, int64_t author,

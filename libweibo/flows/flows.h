@@ -56,9 +56,17 @@ void ApplyUndeliver(Context& ctx, Shard& target, const UndeliverJob& job);
 // flows/active.cc: activity, and hybrid's active-follower lists
 constexpr int64_t kActivityGrainMs = 3600LL * 1000;      // last_active is refreshed hourly
 constexpr int64_t kActiveWindowMs = 24LL * 3600 * 1000;  // rejoin the lists once a day
-// After the user read their home timeline: refreshes last_active and, in hybrid, rejoins the
-// active lists of the user's followees when the last join is older than kActiveWindowMs.
-void NoteActivity(Context& ctx, int64_t user);
+// What a home timeline read owes as activity: touch, when last_active is older than
+// kActivityGrainMs; rejoin (hybrid), when the last join of the active lists of the user's
+// followees is older than kActiveWindowMs. Reads user_info only.
+struct ActivityDue {
+  bool touch = false, rejoin = false;
+  bool any() const { return touch || rejoin; }
+};
+ActivityDue ActivityOf(Context& ctx, int64_t user);
+// In a write transaction on the user's shard: refreshes last_active and, when due, records
+// the rejoin and enqueues one active_join job per followee shard.
+void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue& due);
 // Puts fan at the head of author's active list (on the author's shard) and returns the
 // active_merge entry for the fan's shard; none when the author does not push.
 std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard, int64_t author,

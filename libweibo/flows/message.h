@@ -3,7 +3,11 @@
 #ifndef WEIBO_FLOWS_MESSAGE_H_
 #define WEIBO_FLOWS_MESSAGE_H_
 
+#include <optional>
+#include <unordered_map>
+
 #include "jobs/context.h"
+#include "tables/msg_page.h"
 
 namespace weibo {
 
@@ -41,16 +45,23 @@ struct CounterRow;
 Json CountsJson(const CounterRow& counter);
 
 // The message JSON of SPEC §10 (flows/message_view.cc); null when the message is gone.
+// A page renders many: Prefetch reads the rows of all its messages (and of the originals
+// its reposts carry) first, one statement per shard (tables/msg_page.h); Render then finds
+// them there, and looks up only what was not prefetched.
 class MessageView {
  public:
   explicit MessageView(Context& ctx) : ctx_(ctx) {}
+  void Prefetch(const std::vector<int64_t>& msg_ids);
   Json Render(int64_t msg_id);
   Json Render(const MsgRow& row);
 
  private:
   std::string UserName(int64_t user_id);
+  void Load(const std::vector<int64_t>& msg_ids);
   Context& ctx_;
   std::vector<std::pair<int64_t, std::string>> names_;  // small per-request cache
+  // Prefetched messages: the row with its counters, or none for an id that is gone.
+  std::unordered_map<int64_t, std::optional<PageRow>> rows_;
 };
 
 }  // namespace weibo

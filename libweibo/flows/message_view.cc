@@ -29,6 +29,35 @@ Json CountsJson(const CounterRow& c) {
               {"reposted", c.transferred}, {"likes", c.likes},         {"views", c.views}};
 }
 
+void MessageView::Load(const std::vector<int64_t>& msg_ids) {
+  ShardSet& shards = ctx_.shards();
+  std::vector<std::vector<int64_t>> by_shard(shards.count());
+  for (int64_t id : msg_ids)
+    if (!rows_.count(id)) {
+      rows_[id] = std::nullopt;  // gone unless the shard returns it
+      by_shard[shards.ForMsg(id).index()].push_back(id);
+    }
+  for (int i = 0; i < shards.count(); ++i) {
+    if (by_shard[i].empty()) continue;
+    for (PageRow& row : GetPageRows(shards.At(i), by_shard[i], CounterDeltaJob::kKind)) {
+      if (row.author_name && names_.size() <= 64)
+        names_.emplace_back(row.msg.user_id, *row.author_name);
+      int64_t id = row.msg.id;
+      rows_[id] = std::move(row);
+    }
+  }
+}
+
+void MessageView::Prefetch(const std::vector<int64_t>& msg_ids) {
+  Load(msg_ids);
+  std::vector<int64_t> roots;
+  for (int64_t id : msg_ids) {
+    const auto& row = rows_[id];
+    if (row && row->msg.root_msg_id != 0) roots.push_back(row->msg.root_msg_id);
+  }
+  Load(roots);
+}
+
 std::string MessageView::UserName(int64_t user_id) {
   for (const auto& entry : names_)
     if (entry.first == user_id) return entry.second;
@@ -40,13 +69,21 @@ std::string MessageView::UserName(int64_t user_id) {
 }
 
 Json MessageView::Render(int64_t msg_id) {
+  auto cached = rows_.find(msg_id);
+  if (cached != rows_.end()) return cached->second ? Render(cached->second->msg) : Json();
   auto row = GetMsg(ctx_.shards().ForMsg(msg_id), msg_id);
   return row ? Render(*row) : Json();
 }
 
 Json MessageView::Render(const MsgRow& m) {
-  Shard& shard = ctx_.shards().ForMsg(m.id);
-  CounterRow c = GetLiveCounter(shard, m.id, CounterDeltaJob::kKind).value_or(CounterRow{});
+  CounterRow c;
+  auto cached = rows_.find(m.id);
+  if (cached != rows_.end() && cached->second) {
+    c = cached->second->counter.value_or(CounterRow{});
+  } else {
+    Shard& shard = ctx_.shards().ForMsg(m.id);
+    c = GetLiveCounter(shard, m.id, CounterDeltaJob::kKind).value_or(CounterRow{});
+  }
   Json j{{"id", std::to_string(m.id)},
          {"user_id", std::to_string(m.user_id)},
          {"user_name", UserName(m.user_id)},
@@ -66,9 +103,9 @@ Json MessageView::Render(const MsgRow& m) {
   if (m.root_msg_id == 0) {
     j["root"] = nullptr;
   } else {
-    auto root = GetMsg(ctx_.shards().ForMsg(m.root_msg_id), m.root_msg_id);
+    Json root = Render(m.root_msg_id);
     j["root"] =
-        root ? Render(*root) : Json{{"id", std::to_string(m.root_msg_id)}, {"deleted", true}};
+        root.is_null() ? Json{{"id", std::to_string(m.root_msg_id)}, {"deleted", true}} : root;
   }
   return j;
 }

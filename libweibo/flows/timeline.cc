@@ -41,12 +41,17 @@
 // shard (the others are pulled without a look).
 //
 // The page is built inside one read transaction per shard it reads (PageTxns), so SQLite
-// takes its WAL locks once per shard rather than once per statement; they are closed before
-// NoteActivity, which may write and drain jobs.
+// takes its WAL locks once per shard rather than once per statement, and only on the
+// shards the page reads. The messages of a merged batch are resolved by one statement per
+// shard (MessageView::Prefetch, tables/msg_page.h): row, counters and author name together.
 //
-// Reading one's own home timeline is activity (flows/active.cc): it may refresh
-// user_info.last_active (push tiers) and, in hybrid, put the reader back on the active
-// lists of their followees, after the page was built — by pull where needed.
+// A home read writes nothing on its hot path. What it owes is read inside the reader's
+// shard's read transaction (Owed) and written, when there is anything, in one write
+// transaction without an fsync after the read transactions are closed (Pay): the red
+// dot's mark when the first page shows something newer than it, and activity at most once
+// per kActivityGrainMs per user (flows/active.cc: user_info.last_active for the push
+// tiers, and in hybrid, once per kActiveWindowMs, the rejoin of the followees' active
+// lists, after the page was built — by pull where needed).
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -396,6 +401,7 @@ std::optional<int64_t> Page::WindowBottom(std::vector<Source>& sources, int64_t 
 }
 
 void Page::Add(const std::vector<int64_t>& batch) {
+  view_.Prefetch(batch);  // one statement per shard for the batch's rows, counters, authors
   for (int64_t id : batch) {
     Json m = view_.Render(id);
     if (m.is_null()) continue;
@@ -432,10 +438,9 @@ void Page::Merge(std::vector<Source>& sources, int64_t bottom) {
   }
 }
 
-// One page of the timeline, after its arguments.
-Json ReadPage(Context& ctx, int64_t reader, int64_t count, int64_t max_id, int64_t since_id,
-              int64_t skip, bool home) {
-  PageTxns txns(ctx.shards());
+// One page of the timeline, after its arguments, inside txns.
+Json ReadPage(Context& ctx, PageTxns& txns, int64_t reader, int64_t count, int64_t max_id,
+              int64_t since_id, int64_t skip, bool home) {
   Page page(ctx, count, skip, max_id);
   if (home) {
     // Above the floor the inbox is complete: merge it with the pulled authors down to the
@@ -469,7 +474,8 @@ Json Unread(Context& ctx, int64_t reader) {
   int64_t unread = 0;
   if (seen) {
     const std::string self = std::to_string(reader);
-    for (const Json& m : ReadPage(ctx, reader, kUnreadCap + 1, 0, seen->last_id, 0, true))
+    PageTxns txns(ctx.shards());
+    for (const Json& m : ReadPage(ctx, txns, reader, kUnreadCap + 1, 0, seen->last_id, 0, true))
       if (m.at("user_id").get<std::string>() != self) ++unread;
   }
   return Json{
@@ -478,19 +484,40 @@ Json Unread(Context& ctx, int64_t reader) {
       {"badge", unread > kUnreadCap ? std::to_string(kUnreadCap) + "+" : std::to_string(unread)}};
 }
 
-// After the first page of a home timeline was read: moves the red dot's mark to its newest
-// item. Not part of the read: only when the mark moves (a reread with nothing new writes
-// nothing), one upsert of one row on the reader's shard, committed without an fsync
-// (Sync::kNormal) — a power cut may lose it, and then the dot shows again what was seen.
-void MoveMark(Context& ctx, int64_t reader, const Json& page) {
-  if (page.empty()) return;
-  const int64_t newest = std::stoll(page.front().at("id").get<std::string>());
+// What a home read owes after its page was built: the red dot's mark (moved to the first
+// page's newest item) and activity (flows/active.cc). Both are read inside the page's
+// read transaction on the reader's shard, which is held already; most reads owe nothing
+// and so write nothing.
+struct ReadOwes {
+  int64_t mark = 0;  // the mark's new value; 0: it stays
+  ActivityDue activity;
+  bool any() const { return mark != 0 || activity.any(); }
+};
+
+ReadOwes Owed(Context& ctx, int64_t reader, const Json& page, bool first_page) {
+  ReadOwes owes;
   Shard& shard = ctx.shards().ForUser(reader);
-  auto seen = GetSeen(shard, reader, kSeenTimeline);
-  if (seen && seen->last_id >= newest) return;
+  if (first_page && !page.empty()) {
+    const int64_t newest = std::stoll(page.front().at("id").get<std::string>());
+    auto seen = GetSeen(shard, reader, kSeenTimeline);
+    if (!seen || seen->last_id < newest) owes.mark = newest;
+  }
+  owes.activity = ActivityOf(ctx, reader);
+  return owes;
+}
+
+// Pays what a home read owes, in one write transaction on the reader's shard committed
+// without an fsync (Sync::kNormal): a power cut may lose the mark (the dot then shows
+// again what was seen) or the activity (refreshed by the next read), nothing a reply or
+// another shard relies on. The jobs a rejoin enqueues are in the same transaction, so
+// they are lost only together with it.
+void Pay(Context& ctx, int64_t reader, const ReadOwes& owes) {
+  Shard& shard = ctx.shards().ForUser(reader);
   WriteTxn txn(shard, Sync::kNormal);
-  SetSeen(shard, reader, kSeenTimeline, newest, ctx.now());
+  if (owes.mark != 0) SetSeen(shard, reader, kSeenTimeline, owes.mark, ctx.now());
+  RecordActivity(ctx, shard, reader, owes.activity);
   txn.Commit();
+  ctx.Settle();
 }
 
 }  // namespace
@@ -508,11 +535,12 @@ Json Timeline(Context& ctx, const Json& args) {
            "--unread counts the whole home timeline: no --posts, --max-id, --since-id or --page");
     return Unread(ctx, reader);
   }
-  Json page = ReadPage(ctx, reader, count, max_id, since_id, page_number * count, home);
-  if (home) {
-    if (max_id == 0 && since_id == 0 && page_number == 0) MoveMark(ctx, reader, page);
-    NoteActivity(ctx, reader);
-  }
+  PageTxns txns(ctx.shards());
+  Json page = ReadPage(ctx, txns, reader, count, max_id, since_id, page_number * count, home);
+  if (!home) return page;
+  ReadOwes owes = Owed(ctx, reader, page, max_id == 0 && since_id == 0 && page_number == 0);
+  txns.Release();  // before any write: no BEGIN IMMEDIATE inside a read transaction
+  if (owes.any()) Pay(ctx, reader, owes);
   return page;
 }
 

@@ -261,6 +261,9 @@ std::vector<OpSpec> Table() {
        Delete,
        nullptr,
        render::Deleted},
+      // A read: the page takes read transactions only. What a home read owes (the red dot's
+      // mark when it moved, activity at most hourly) is one write without an fsync after
+      // them, when due (flows/timeline.cc): harmless to repeat, so no reply is kept.
       {"timeline",
        false,
        "Home timeline, newest first (--posts: own posts).",

@@ -5,9 +5,7 @@
 namespace weibo {
 namespace {
 
-CounterRow ReadRow(Stmt& s) {
-  return CounterRow{s.Int(0), s.Int(1), s.Int(2), s.Int(3), s.Int(4), s.Int(5), s.Int(6)};
-}
+CounterRow ReadRow(Stmt& s) { return ReadCounterRow(s, 0); }
 
 Stmt& BindAll(Stmt& s, const CounterRow& r) {
   return s.Bind(1, r.commented)
@@ -20,6 +18,11 @@ Stmt& BindAll(Stmt& s, const CounterRow& r) {
 }
 
 }  // namespace
+
+CounterRow ReadCounterRow(Stmt& s, int f) {
+  return CounterRow{s.Int(f),     s.Int(f + 1), s.Int(f + 2), s.Int(f + 3),
+                    s.Int(f + 4), s.Int(f + 5), s.Int(f + 6)};
+}
 
 void InitCounter(Shard& shard, int64_t msg_id) {
   shard.Query("INSERT OR IGNORE INTO msg_counter(msg_id) VALUES (?)").Bind(1, msg_id).Run();

@@ -13,12 +13,16 @@
 namespace weibo {
 
 class Shard;
+class Stmt;
 
 struct CounterRow {
   int64_t msg_id = 0;
   int64_t commented = 0, comments = 0, transferred = 0, transfers = 0, likes = 0, views = 0;
 };
 
+// The row from a statement's columns first.. first+6: msg_id, then the counters in
+// msg_counter's column order.
+CounterRow ReadCounterRow(Stmt& s, int first);
 void InitCounter(Shard& shard, int64_t msg_id);
 std::optional<CounterRow> GetCounter(Shard& shard, int64_t msg_id);
 // The row as a reader sees it: like_count and view_count with the deltas of the message

@@ -11,19 +11,7 @@ namespace {
   "SELECT msg_id, user_id, content, type, ref_msg_id, ref_user_id, root_msg_id, root_user_id, " \
   "time FROM msg_info "
 
-MsgRow ReadRow(Stmt& s) {
-  MsgRow r;
-  r.id = s.Int(0);
-  r.user_id = s.Int(1);
-  r.content = s.Text(2);
-  r.type = static_cast<int>(s.Int(3));
-  r.ref_msg_id = s.Int(4);
-  r.ref_user_id = s.Int(5);
-  r.root_msg_id = s.Int(6);
-  r.root_user_id = s.Int(7);
-  r.time = s.Int(8);
-  return r;
-}
+MsgRow ReadRow(Stmt& s) { return ReadMsgRow(s, 0); }
 
 std::vector<MsgRow> ReadAll(Stmt& s) {
   std::vector<MsgRow> rows;
@@ -34,6 +22,20 @@ std::vector<MsgRow> ReadAll(Stmt& s) {
 int64_t Upper(int64_t max_id) { return max_id > 0 ? max_id : std::numeric_limits<int64_t>::max(); }
 
 }  // namespace
+
+MsgRow ReadMsgRow(Stmt& s, int first) {
+  MsgRow r;
+  r.id = s.Int(first);
+  r.user_id = s.Int(first + 1);
+  r.content = s.Text(first + 2);
+  r.type = static_cast<int>(s.Int(first + 3));
+  r.ref_msg_id = s.Int(first + 4);
+  r.ref_user_id = s.Int(first + 5);
+  r.root_msg_id = s.Int(first + 6);
+  r.root_user_id = s.Int(first + 7);
+  r.time = s.Int(first + 8);
+  return r;
+}
 
 void InsertMsg(Shard& shard, const MsgRow& r) {
   Stmt& s = shard.Query(

@@ -16,6 +16,7 @@
 namespace weibo {
 
 class Shard;
+class Stmt;
 
 enum MsgType { kOriginal = 0, kComment = 1, kRepost = 2 };
 
@@ -29,6 +30,8 @@ struct MsgRow {
 };
 
 void InsertMsg(Shard& shard, const MsgRow& row);
+// The row from a statement's columns first.. first+8, in msg_info's column order.
+MsgRow ReadMsgRow(Stmt& s, int first);
 std::optional<MsgRow> GetMsg(Shard& shard, int64_t id);
 bool DeleteMsg(Shard& shard, int64_t id);
 void UpdateContent(Shard& shard, int64_t id, const std::string& content);

@@ -359,3 +359,48 @@ TEST_CASE("timeline: posts in the id range's last week and at its highest id are
 
 }  // namespace
 }  // namespace weibo
+
+namespace weibo {
+namespace {
+
+// The statements one home read runs, from a fresh executor with --explain.
+std::vector<std::string> ExplainRead(Cluster& c, int64_t reader) {
+  EmbeddedOptions options;
+  options.data_dir = c.dir();
+  options.now_ms = test::kNow + 100000;
+  options.explain = true;
+  auto executor = OpenEmbedded(options);
+  Result<Json> page = executor->Execute(Request{"timeline", Json{{"user", reader}}});
+  REQUIRE(page.ok());
+  return executor->Explain();
+}
+
+int64_t Matching(const std::vector<std::string>& lines, const std::string& part) {
+  return std::count_if(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(part) != std::string::npos; });
+}
+
+TEST_CASE("timeline: a home read writes only what it owes, and looks items up by shard") {
+  for (const char* feed : {"push", "pull", "hybrid"}) {
+    INFO(feed);
+    Fifty f(feed);
+    // The first read owes the red dot's mark: one write transaction, without an fsync.
+    std::vector<std::string> first = ExplainRead(f.c, f.a);
+    REQUIRE(Matching(first, "BEGIN IMMEDIATE") == 1);
+    REQUIRE(Matching(first, "INSERT INTO last_seen") + Matching(first, "UPDATE last_seen") >= 1);
+    // Read again with nothing new: no write transaction at all.
+    std::vector<std::string> again = ExplainRead(f.c, f.a);
+    REQUIRE(Matching(again, "BEGIN IMMEDIATE") == 0);
+    // The 20 items: one statement per shard holding some of them (3 authors, 3 shards), not
+    // a msg_info, msg_counter and user_info lookup each.
+    REQUIRE(Matching(again, "json_each") <= 3);
+    REQUIRE(Matching(again, "FROM msg_info WHERE msg_id = ?") == 0);
+    REQUIRE(Matching(again, "FROM msg_counter c LEFT JOIN") == 0);
+    // A new post moves the mark again.
+    f.c.Post(f.b, "news");
+    REQUIRE(Matching(ExplainRead(f.c, f.a), "BEGIN IMMEDIATE") == 1);
+  }
+}
+
+}  // namespace
+}  // namespace weibo

@@ -1,0 +1,37 @@
+// A page's rows: the messages a timeline page shows, each with its counters (as
+// GetLiveCounter sees them) and its author's name, read by one statement per shard instead
+// of three point lookups per message (msg_info, msg_counter, user_info). By the gene
+// method an author's user_info row is on the shard of each of their messages, so the join
+// finds it there; where it does not (another strategy), the name is absent and the caller
+// looks it up.
+#ifndef WEIBO_TABLES_MSG_PAGE_H_
+#define WEIBO_TABLES_MSG_PAGE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tables/msg_counter.h"
+#include "tables/msg_info.h"
+
+namespace weibo {
+
+class Shard;
+
+struct PageRow {
+  MsgRow msg;
+  std::optional<CounterRow> counter;       // none when the message has no counter row
+  std::optional<std::string> author_name;  // none when user_info is on another shard
+};
+
+// The rows of the messages ids (all of this shard) that exist, in no particular order;
+// like_count and view_count include the deltas pending in the shard's outbox (jobs of kind
+// delta_kind), as GetLiveCounter's do. One statement: the ids go in as one JSON array
+// (json_each), so the statement is prepared once whatever the page's size.
+std::vector<PageRow> GetPageRows(Shard& shard, const std::vector<int64_t>& ids,
+                                 const char* delta_kind);
+
+}  // namespace weibo
+
+#endif  // WEIBO_TABLES_MSG_PAGE_H_
