@@ -15,6 +15,7 @@ Json Init(const std::string& data_dir, const Json& args) {
   config.celebrity_threshold = args.value("celebrity_threshold", config.celebrity_threshold);
   config.active_list = args.value("active_list", config.active_list);
   config.tier_fans = args.value("tier_fans", config.tier_fans);
+  config.durability = args.value("durability", config.durability);
   ShardSet::Create(data_dir, config, args.value("force", false));
   return Json{{"data", data_dir},
               {"shards", config.shards},

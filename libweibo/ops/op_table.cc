@@ -87,6 +87,9 @@ std::vector<ArgSpec> InitArgs() {
        nullptr, d.active_list},
       {"tier_fans", A::kPage, false, "push: fans from which delivery is tiered by activity",
        nullptr, d.tier_fans},
+      {"durability", A::kString, false,
+       "full (a commit is on disk when it returns) or normal (WAL, synchronous=NORMAL)", nullptr,
+       d.durability},
       {"force", A::kFlag, false, "replace an existing cluster (its data is lost)"}};
 }
 

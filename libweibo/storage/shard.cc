@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 
@@ -185,7 +186,7 @@ std::atomic<bool> durable_commits{true};
 void SetDurableCommits(bool on) { durable_commits = on; }
 
 void Shard::UseSync(Sync level) {
-  int want = durable_commits ? static_cast<int>(level) : 0;
+  int want = durable_commits ? std::min(static_cast<int>(level), sync_cap_) : 0;
   if (want == sync_level_) return;
   static const char* const kPragma[] = {"PRAGMA synchronous=OFF", "PRAGMA synchronous=NORMAL",
                                         "PRAGMA synchronous=FULL"};

@@ -95,6 +95,9 @@ class Shard {
   // this connection has (a pragma statement is parsed again each time it runs). Lowered to
   // OFF while durable commits are off (SetDurableCommits, weibo/storage.h).
   void UseSync(Sync level);
+  // The highest level UseSync sets from now on: cluster.json's durability normal caps every
+  // commit at kNormal (SyncWal still syncs: the jobs' group commit relies on it).
+  void CapSync(Sync cap) { sync_cap_ = static_cast<int>(cap); }
   // Syncs this shard's WAL file (fdatasync through SQLite's own file handle): every commit
   // made before, by any connection and at any synchronous level, is durable afterwards. A
   // commit made with synchronous=NORMAL is not until this, a FULL commit or a checkpoint.
@@ -118,6 +121,7 @@ class Shard {
   std::unordered_map<std::string_view, std::unique_ptr<Cached>> cache_;
   std::vector<std::string>* explain_log_;
   int sync_level_ = -1;  // the PRAGMA synchronous this connection has; -1: unknown
+  int sync_cap_ = static_cast<int>(Sync::kFull);
 };
 
 // BEGIN IMMEDIATE ... COMMIT; rolls back when destroyed uncommitted (an exception).

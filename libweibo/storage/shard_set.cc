@@ -43,6 +43,8 @@ bool LooksLikeShard(const std::string& path) {
   return app == static_cast<uint32_t>(kApplicationId);
 }
 
+bool ValidDurability(const std::string& d) { return d == "full" || d == "normal"; }
+
 }  // namespace
 
 Json ClusterConfig::ToJson() const {
@@ -57,6 +59,7 @@ Json ClusterConfig::ToJson() const {
               {"active_list", active_list},
               {"tier_fans", tier_fans},
               {"strategy", strategy},
+              {"durability", durability},
               {"name_hash", "blake2b-64 of the UTF-8 name, little-endian, mod shards"}};
 }
 
@@ -79,13 +82,15 @@ ClusterConfig ClusterConfig::FromJson(const Json& j) {
     c.active_list = j.value("active_list", c.active_list);
     c.tier_fans = j.value("tier_fans", c.tier_fans);
     c.strategy = j.value("strategy", c.strategy);
+    c.durability = j.value("durability", c.durability);
   } catch (const std::exception& e) {
     Fail(Code::kStorageError, std::string("cluster.json is invalid: ") + e.what());
   }
   if (!IsPowerOfTwo(c.shards) || c.page_size < 1 || c.inbox_cap < 1 || c.active_list < 1 ||
-      c.tier_fans < 1)
+      c.tier_fans < 1 || !ValidDurability(c.durability))
     Fail(Code::kStorageError,
-         "cluster.json is invalid: shards, page_size, inbox_cap, active_list or tier_fans");
+         "cluster.json is invalid: shards, page_size, inbox_cap, active_list, tier_fans or "
+         "durability");
   return c;
 }
 
@@ -126,6 +131,8 @@ Shard& ShardSet::At(int index) {
                                     std::to_string(config_.shards) + " shards)");
     if (!LooksLikeShard(path)) Fail(Code::kStorageError, path + " is corrupt or not a weibo shard");
     auto shard = std::make_unique<Shard>(index, path, false, explain_log_);
+    // durability normal: no commit waits for an fsync (weibo(7), "Durability").
+    if (config_.durability == "normal") shard->CapSync(Sync::kNormal);
     Migrate(*shard, false);
     if (MetaValue(*shard, "cluster_id") != config_.cluster_id ||
         MetaValue(*shard, "shard_index") != std::to_string(index) ||
@@ -173,6 +180,8 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
     Fail(Code::kInvalidArgument, "--celebrity-threshold must be at least 1");
   if (config.active_list < 1) Fail(Code::kInvalidArgument, "--active-list must be at least 1");
   if (config.tier_fans < 1) Fail(Code::kInvalidArgument, "--tier-fans must be at least 1");
+  if (!ValidDurability(config.durability))
+    Fail(Code::kInvalidArgument, "--durability must be full or normal");
   if (!Exists(dir) && !MakePrivateDir(dir))
     Fail(Code::kStorageError, "cannot create data directory " + dir);
   // An existing directory too, as initdb does: it is about to hold every user's messages.

@@ -29,6 +29,7 @@ struct ClusterConfig {
   int64_t active_list = 1000;           // hybrid: length of each author's active-fan LRU list
   int64_t tier_fans = 1000;             // push: fans_count from which delivery is tiered
   std::string strategy = "gene";        // gene | uid-mapping | tid
+  std::string durability = "full";      // full | normal: how a commit reaches the disk
   std::string cluster_id;               // random, written into every shard's meta
 
   Json ToJson() const;

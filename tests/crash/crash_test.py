@@ -72,8 +72,9 @@ def check(ok, what):
 
 
 class Cluster:
-    def __init__(self, bin_dir, data, feed, followers):
+    def __init__(self, bin_dir, data, feed, followers, durability="full"):
         self.bin, self.data, self.feed, self.followers = bin_dir, data, feed, followers
+        self.durability = durability  # cluster.json's: full or normal (weibo-init(1))
         self.fans = list(range(FIRST_FAN, FIRST_FAN + followers))
         self.other_fans = self.fans[::4]  # the stable followers of OTHER
         self.committed = {}  # msg id -> kind, for every write that printed its id
@@ -169,6 +170,7 @@ class Cluster:
         with open(config) as f:
             j = json.load(f)
         j["feed"] = self.feed
+        j["durability"] = self.durability
         with open(config, "w") as f:
             json.dump(j, f, indent=2)
         out = self.run("weibo-post", "--json", "-u", str(OTHER), "the message the author reposts")
@@ -606,6 +608,9 @@ def main():
     ap.add_argument("--worker", type=int, default=10)
     ap.add_argument("--daemon", type=int, default=10)
     ap.add_argument("--node", type=int, default=0)
+    ap.add_argument("--durability", choices=["full", "normal"], default="full",
+                    help="cluster.json's durability for every mode (SIGKILL loses nothing "
+                         "under either)")
     ap.add_argument("--batch", type=int, default=25)
     ap.add_argument("--followers", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=int(os.environ.get("WEIBO_CRASH_SEED", "0")))
@@ -638,11 +643,12 @@ def main():
     for feed in args.feeds.split(","):
         rng = random.Random("%d-%s" % (seed, feed))
         with tempfile.TemporaryDirectory(prefix="weibo-crash-", dir=base) as work:
-            c = Cluster(args.bin, None, feed, args.followers)
+            c = Cluster(args.bin, None, feed, args.followers, args.durability)
             t0 = time.monotonic()
             c.setup(work, template)
-            print("%s: %d followers over %d shards set up in %.1f s" %
-                  (feed, args.followers, SHARDS, time.monotonic() - t0), flush=True)
+            print("%s (durability %s): %d followers over %d shards set up in %.1f s" %
+                  (feed, args.durability, args.followers, SHARDS, time.monotonic() - t0),
+                  flush=True)
             writer_kills(c, rng, args.writer, args.batch)
             worker_kills(c, rng, args.worker)
             daemon_kills(c, rng, args.daemon, work)

@@ -139,6 +139,41 @@ TEST_CASE("ShardSet: an invalid cluster.json (shards, page_size) is a storage er
   }
 }
 
+// PRAGMA synchronous inside a write transaction of shard 0 asking for sync.
+int64_t SyncInWrite(const std::string& dir, Sync sync) {
+  ShardSet set(dir, nullptr);
+  Shard& shard = set.At(0);
+  WriteTxn txn(shard, sync);
+  int64_t level = shard.Query("PRAGMA synchronous").IntOr(-1);
+  txn.Commit();
+  return level;
+}
+
+TEST_CASE("ShardSet: durability full commits with synchronous=FULL, normal never above NORMAL") {
+  TempDir full, normal;
+  ShardSet::Create(full.path(), Config(2), false);
+  ClusterConfig c = Config(2);
+  c.durability = "normal";
+  ShardSet::Create(normal.path(), c, false);
+  REQUIRE(ReadJson(full.Join("cluster.json")).at("durability") == "full");
+  REQUIRE(ReadJson(normal.Join("cluster.json")).at("durability") == "normal");
+  REQUIRE(SyncInWrite(full.path(), Sync::kFull) == 2);
+  REQUIRE(SyncInWrite(full.path(), Sync::kNormal) == 1);
+  REQUIRE(SyncInWrite(normal.path(), Sync::kFull) == 1);
+  REQUIRE(SyncInWrite(normal.path(), Sync::kNormal) == 1);
+  // A cluster.json of before the key is full; an unknown value is refused.
+  Json j = ReadJson(full.Join("cluster.json"));
+  j.erase("durability");
+  std::ofstream(full.Join("cluster.json")) << j.dump();
+  REQUIRE(ShardSet(full.path(), nullptr).config().durability == "full");
+  j["durability"] = "off";
+  std::ofstream(full.Join("cluster.json")) << j.dump();
+  REQUIRE(FailureCode([&] { ShardSet(full.path(), nullptr); }) == Code::kStorageError);
+  TempDir bad;
+  c.durability = "off";
+  REQUIRE(FailureCode([&] { ShardSet::Create(bad.path(), c, false); }) == Code::kInvalidArgument);
+}
+
 TEST_CASE("ShardSet: a missing shard file fails when that shard is used") {
   TempDir dir;
   ShardSet::Create(dir.path(), Config(4), false);
