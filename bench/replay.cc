@@ -217,10 +217,13 @@ Status Replayer::Setup() {
   } durable_again;
   SetDurableCommits(options_.durable_setup);
   auto t0 = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < setup; ++i) {
-    Status s = RunOne(i, false);
+  for (size_t i = 0; i < setup;) {
+    size_t next = i;
+    Status s = ImportFollows(i, setup, &next);
+    if (s.ok() && next == i) s = RunOne(next++, false);
     if (!s.ok()) return s;
-    if (progress) progress->Step(static_cast<int64_t>(i + 1));
+    i = next;
+    if (progress) progress->Step(static_cast<int64_t>(i));
   }
   run_.setup_seconds = Nanos(std::chrono::steady_clock::now() - t0) / 1e9;
   SetDurableCommits(true);
@@ -229,6 +232,32 @@ Status Replayer::Setup() {
     FlushShards(options_.data_dir);
   }
   return Take(&run_.before);
+}
+
+Status Replayer::ImportFollows(size_t from, size_t to, size_t* next) {
+  Json edges = Json::array();
+  size_t i = from;
+  int64_t now_ms = now_ms_;
+  for (; i < to && edges.size() < kImportBatch; ++i) {
+    const Request& op = trace_[i];
+    if (op.op != "follow" || !op.args.is_object() || !op.args.contains("user") ||
+        !op.args.contains("target") || op.args.size() != 2u + op.args.count("now"))
+      break;  // anything else (--exist-ok, a bad clock) runs as the op it is
+    if (op.args.contains("now")) {
+      auto ms = ParseNow(op.args["now"]);
+      if (!ms || *ms < kEarliestTimeMs) break;
+      now_ms = *ms;  // the import runs at its last follow's time
+    }
+    edges.push_back(Json::array({op.args["user"], op.args["target"]}));
+  }
+  if (edges.empty()) return Status::Ok();
+  now_ms_ = now_ms;
+  Request request{"import", Json{{"edges", std::move(edges)}}};
+  request.now_ms = now_ms_;
+  Result<Json> result = executor_->Execute(request);
+  Record(from, result);
+  *next = i;
+  return result.ok() || !Fatal(result.status()) ? Status::Ok() : Stopping(result.status());
 }
 
 void Replayer::Close() {

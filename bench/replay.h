@@ -1,8 +1,10 @@
 // Replayer: runs a trace in one fresh cluster of one feed mode and measures each op.
 //
-// Setup (TraceModel::setup_ops, the graph) runs first and is timed as a whole; unless
-// durable_setup, its connections run with synchronous=OFF, as the cluster is throwaway and
-// a fsync per transaction would make a large graph take minutes. Then synchronous goes
+// Setup (TraceModel::setup_ops, the graph) runs first and is timed as a whole; its runs of
+// follows go in as import ops (weibo-import(1): batched transactions per shard, one sync
+// at the end), the rest op by op. Unless durable_setup, its connections run with
+// synchronous=OFF, as the cluster is throwaway and a fsync per transaction would make a
+// large graph take minutes. Then synchronous goes
 // back to FULL and the measured phase runs: each op alone is timed (steady clock, around
 // Execute only), and around it, untimed, the probe counts the rows it wrote (and read),
 // and /proc/self/io the bytes it wrote. Before and after the measured phase the bench
@@ -99,6 +101,10 @@ class Replayer {
 
  private:
   Status RunOne(size_t index, bool measured);
+  // Setup's follows, from `from` on, in one import op (weibo-import(1)) of up to
+  // kImportBatch edges; *next is the first op not imported (from when none was).
+  Status ImportFollows(size_t from, size_t to, size_t* next);
+  static constexpr size_t kImportBatch = 20000;
   void OpenRemoteExecutor(const std::string& endpoint);
   void Record(size_t index, const Result<Json>& result);
   Result<Request> Prepare(size_t index);

@@ -1,10 +1,13 @@
 // Command: the common options of every weibo-* command, and running its Request.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "ops/args.h"
@@ -81,6 +84,28 @@ std::string Command::Content(const std::string& arg) {
   if (!text.empty() && text.back() == '\n') text.pop_back();
   if (!text.empty() && text.back() == '\r') text.pop_back();
   return text;
+}
+
+Json Command::EdgeList(const std::string& path) {
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path);
+    if (!file) weibo::Fail(Code::kInvalidArgument, "cannot read edge list " + path);
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+  Json edges = Json::array();
+  std::string line;
+  for (int64_t number = 1; std::getline(in, line); ++number) {
+    std::replace(line.begin(), line.end(), ',', ' ');
+    std::istringstream words(line);
+    std::string a, b, extra;
+    if (!(words >> a) || a[0] == '#') continue;
+    if (!(words >> b) || (words >> extra))
+      weibo::Fail(Code::kInvalidArgument,
+                  path + ": line " + std::to_string(number) + ": want two users, FOLLOWER TARGET");
+    edges.push_back(Json::array({a, b}));
+  }
+  return edges;
 }
 
 int Command::Fail(Code code, const std::string& message) {

@@ -40,6 +40,8 @@ std::string SampleValue(const ArgSpec& spec) {
       return "";
     case ArgType::kString:
       return spec.default_value.is_string() ? spec.default_value.get<std::string>() : "VALUE";
+    case ArgType::kEdgeList:
+      return "follows.txt";
   }
   return "";
 }
@@ -109,7 +111,9 @@ Json OpOptions::Args() const {
     } else if (IsNumber(spec.type)) {
       args[spec.name] = v.number;
     } else {
-      args[spec.name] = spec.type == ArgType::kText ? Command::Content(v.text) : v.text;
+      args[spec.name] = spec.type == ArgType::kText       ? Json(Command::Content(v.text))
+                        : spec.type == ArgType::kEdgeList ? Command::EdgeList(v.text)
+                                                          : Json(v.text);
     }
   }
   return args;

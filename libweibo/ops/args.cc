@@ -199,6 +199,16 @@ Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
     case ArgType::kString:
       if (!value.is_string()) Fail(Code::kInvalidArgument, what + " must be a string");
       return value;
+    case ArgType::kEdgeList: {
+      if (!value.is_array()) Fail(Code::kInvalidArgument, "edges must be a list of user pairs");
+      Json out = Json::array();
+      for (const auto& v : value) {
+        if (!v.is_array() || v.size() != 2)
+          Fail(Code::kInvalidArgument, "edges must be a list of [follower, target] pairs");
+        out.push_back(Json::array({User(v[0]), User(v[1])}));
+      }
+      return out;
+    }
   }
   return value;
 }

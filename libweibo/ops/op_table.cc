@@ -19,6 +19,8 @@ Json UserList(Context& ctx, const Json& args);
 // flows/follow.cc
 Json Follow(Context& ctx, const Json& args);
 Json Unfollow(Context& ctx, const Json& args);
+// flows/import.cc
+Json Import(Context& ctx, const Json& args);
 // flows/post.cc, repost.cc, comment.cc
 Json Post(Context& ctx, const Json& args);
 Json Repost(Context& ctx, const Json& args);
@@ -231,6 +233,16 @@ std::vector<OpSpec> Table() {
        Unfollow,
        nullptr,
        render::Follow},
+      // Writes every follower's shard from one process: refused on a cluster node.
+      {"import",
+       true,
+       "Load follows from an edge list (FOLLOWER TARGET a line), batched per shard.",
+       {{"edges", A::kEdgeList, true, "the edge list file, or - for standard input", "FILE"}},
+       HomeKey::kNone,
+       "import",
+       Import,
+       nullptr,
+       render::Import},
       {"post",
        true,
        "Post an original message (up to 140 characters).",

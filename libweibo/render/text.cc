@@ -130,6 +130,12 @@ std::string Timeline(const Json& r) {
   return Default(r);
 }
 
+std::string Import(const Json& r) {
+  return "followed " + std::to_string(r.at("followed").get<int64_t>()) + " of " +
+         std::to_string(r.at("edges").get<int64_t>()) + " edges (" +
+         std::to_string(r.at("existing").get<int64_t>()) + " existing)\n";
+}
+
 std::string Default(const Json& r) {
   if (r.is_array()) {
     std::string out;

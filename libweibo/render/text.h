@@ -29,6 +29,7 @@ std::string Notifications(const Json& list);  // notify_list
 std::string Unread(const Json& result);       // notify_read, notify_unread
 // timeline: the messages (Default), or with --unread the red dot's badge.
 std::string Timeline(const Json& result);
+std::string Import(const Json& result);  // import: "followed N of M edges (K existing)"
 // Ops without a renderer of their own: a message or a list of them as blocks, anything
 // else as indented JSON.
 std::string Default(const Json& result);

@@ -129,6 +129,10 @@ class Command {
   // newline is dropped). Standard input is read up to what 140 code points can take
   // (562 bytes); more throws content_too_long without reading the rest.
   static std::string Content(const std::string& arg);
+  // The [follower, target] pairs of an edge-list file, or of standard input for "-": one
+  // pair a line, two users (ids or @names) separated by blanks or a comma; blank lines
+  // and lines starting with # are skipped. invalid_argument names a bad line.
+  static Json EdgeList(const std::string& path);
 
   // Parses argv, runs the request build() returns, prints the result; returns the exit
   // status. Lists print as one JSON array with --json, one object a line with --jsonl.

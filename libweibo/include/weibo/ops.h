@@ -14,7 +14,20 @@ namespace weibo {
 
 class Context;  // a flow's view of one request (libweibo/jobs/context.h): handlers only
 
-enum class ArgType { kUser, kMsg, kMsgList, kText, kName, kCount, kPage, kFlag, kString };
+// kEdgeList: a list of [follower, target] user pairs; a command reads it from a file of
+// "FOLLOWER TARGET" lines ("-": standard input).
+enum class ArgType {
+  kUser,
+  kMsg,
+  kMsgList,
+  kText,
+  kName,
+  kCount,
+  kPage,
+  kFlag,
+  kString,
+  kEdgeList
+};
 
 // One argument of an operation: its key in Request::args and how a command spells it.
 struct ArgSpec {
