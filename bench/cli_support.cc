@@ -50,7 +50,11 @@ std::vector<CLI::Option*> AddClusterOptions(CLI::App* app, ClusterFlags* flags) 
           ->check(CLI::Range(0, 100000))
           ->capture_default_str(),
       app->add_flag("--durable-setup", flags->durable_setup,
-                    "run the setup with synchronous=FULL too (slow)")};
+                    "run the setup with synchronous=FULL too (slow)"),
+      app->add_option("--durability", flags->durability,
+                      "the clusters' durability, full or normal (weibo-init(1))")
+          ->check(CLI::IsMember({"full", "normal"}))
+          ->capture_default_str()};
 }
 
 Result<int64_t> ParseClock(const std::string& text) {
@@ -87,6 +91,7 @@ Status ResolveCluster(const ClusterFlags& flags, const TraceModel& model, Cluste
   options->shards = flags.shards;
   options->inbox_cap = flags.inbox_cap;
   options->group_commit = flags.group_commit;
+  options->durability = flags.durability;
   if (flags.inbox_cap < 0)
     return Status(Code::kInvalidArgument, "--inbox-cap must not be negative");
   if (flags.threshold == "auto")

@@ -21,6 +21,7 @@ struct ClusterFlags {
   int64_t inbox_cap = 0;
   int group_commit = 256;  // as weibod's --group-commit default
   bool durable_setup = false;
+  std::string durability = "full";  // of the clusters (and the Retwis peer's Redis)
 };
 
 void AddWorkloadOptions(CLI::App* app, WorkloadSpec* spec);

@@ -16,8 +16,9 @@ Status CreateCluster(const std::string& dir, const std::string& feed,
                   dir + " already holds a cluster: give --data a directory without one");
   EmbeddedOptions embedded;
   embedded.data_dir = dir;
-  Result<Json> init = OpenEmbedded(embedded)->Execute(
-      Request{"init", Json{{"shards", options.shards}, {"feed", feed}}});
+  Result<Json> init = OpenEmbedded(embedded)->Execute(Request{
+      "init",
+      Json{{"shards", options.shards}, {"feed", feed}, {"durability", options.durability}}});
   if (!init.ok()) return init.status();
   if (options.celebrity_threshold == 0 && options.inbox_cap == 0 && options.active_list == 0)
     return Status::Ok();

@@ -19,6 +19,7 @@ struct ClusterOptions {
   // done marks wait for one shared sync), as a long-running weibod has it; 0: every post
   // syncs its own deliveries.
   int group_commit = 256;
+  std::string durability = "full";  // cluster.json's durability: full | normal (weibo-init(1))
 };
 
 // Initialises a fresh cluster in dir through the init op; an existing cluster there is

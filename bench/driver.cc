@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "probe.h"
+#include "retwis.h"
 #include "weibo/cluster.h"
 #include "weibod_child.h"
 
@@ -13,31 +14,59 @@ std::string DaemonLabel(const std::string& feed) { return feed + "/weibod"; }
 
 namespace {
 
-// One feed mode twice over, embedded and through a weibod of its own, on two clusters
-// loaded alike: both setups run embedded (a daemon would load the same rows, only slower),
-// then weibod is started on the second cluster and the measured ops alternate between the
-// two in blocks.
-Status RunPaired(Replayer& embedded, Replayer& daemon, const std::string& dir,
-                 const DriverOptions& options, const TraceModel& model, size_t ops) {
-  Status s = embedded.Setup();
-  if (s.ok()) s = daemon.Setup();
-  if (!s.ok()) return s;
-  daemon.Close();  // syncs the setup's last deliveries and closes the shards: weibod's now
-  auto weibod = WeibodChild::Start(options.weibod.empty() ? WeibodNextToProgram() : options.weibod,
-                                   dir, options.cluster.group_commit, dir + "/weibod.log");
-  if (!weibod.ok()) return weibod.status();
-  daemon.Reconnect(weibod.value()->endpoint());
+// The measured ops of one feed mode's runs, alternating in blocks of kPairBlock between
+// them, the first of each block taking turns: whatever slows the machine for a while slows
+// them all alike.
+using Measure = std::function<Status(size_t from, size_t to)>;
+
+Status Interleave(const std::vector<Measure>& runs, size_t from, size_t to) {
+  Status s;
   size_t block = 0;
-  for (size_t i = model.setup_ops; i < ops && s.ok(); i += kPairBlock, ++block) {
-    Replayer& first = block % 2 == 0 ? embedded : daemon;
-    Replayer& second = block % 2 == 0 ? daemon : embedded;
-    s = first.Measure(i, i + kPairBlock);
-    if (s.ok()) s = second.Measure(i, i + kPairBlock);
+  for (size_t i = from; i < to && s.ok(); i += kPairBlock, ++block)
+    for (size_t k = 0; k < runs.size() && s.ok(); ++k)
+      s = runs[(block + k) % runs.size()](i, i + kPairBlock);
+  return s;
+}
+
+// One feed mode, embedded, and with options.daemon through a weibod of its own on a second
+// cluster loaded alike (both setups run embedded: a daemon would load the same rows, only
+// slower; then weibod is started on the second cluster), and with a peer beside them: the
+// setups first, then the measured ops interleaved.
+Status RunMode(Replayer& embedded, Replayer* daemon, RetwisPeer* peer, const std::string& dir,
+               const DriverOptions& options, const Trace& trace, const TraceModel& model) {
+  if (daemon == nullptr && peer == nullptr) return embedded.Run();
+  Status s = embedded.Setup();
+  if (s.ok() && daemon != nullptr) s = daemon->Setup();
+  if (s.ok() && peer != nullptr) s = peer->Setup(trace, model);
+  if (!s.ok()) return s;
+  std::vector<Measure> runs = {[&](size_t a, size_t b) { return embedded.Measure(a, b); }};
+  std::unique_ptr<WeibodChild> weibod;
+  if (daemon != nullptr) {
+    daemon->Close();  // syncs the setup's last deliveries and closes the shards: weibod's now
+    auto started =
+        WeibodChild::Start(options.weibod.empty() ? WeibodNextToProgram() : options.weibod, dir,
+                           options.cluster.group_commit, dir + "/weibod.log");
+    if (!started.ok()) return started.status();
+    weibod = std::move(started.value());
+    daemon->Reconnect(weibod->endpoint());
+    runs.push_back([&](size_t a, size_t b) { return daemon->Measure(a, b); });
   }
+  if (peer != nullptr)
+    runs.push_back([&](size_t a, size_t b) { return peer->Measure(trace, a, b); });
+  s = Interleave(runs, model.setup_ops, trace.size());
   if (s.ok()) s = embedded.Finish();
-  if (s.ok()) s = daemon.Finish();
-  Status stopped = weibod.value()->Stop();
+  if (s.ok() && daemon != nullptr) s = daemon->Finish();
+  if (s.ok() && peer != nullptr) s = peer->Finish();
+  Status stopped = weibod ? weibod->Stop() : Status::Ok();
   return s.ok() ? stopped : s;
+}
+
+Result<std::unique_ptr<RetwisPeer>> StartPeer(const DriverOptions& options,
+                                              const std::string& work_dir) {
+  auto server = RetwisPeer::FindServer();
+  if (!server.ok()) return server.status();
+  return RetwisPeer::Start(server.value(), work_dir + "/" + kRetwisLabel,
+                           options.cluster.durability);
 }
 
 }  // namespace
@@ -47,6 +76,7 @@ Result<std::vector<ModeRun>> RunModes(const Trace& trace, const TraceModel& mode
                                       Progress& progress, const AfterMode& after) {
   Probe::Install();
   std::vector<ModeRun> runs;
+  std::unique_ptr<RetwisPeer> peer;
   for (const std::string& feed : options.feeds) {
     ReplayOptions r;
     r.feed = feed;
@@ -62,17 +92,24 @@ Result<std::vector<ModeRun>> RunModes(const Trace& trace, const TraceModel& mode
     r.token = options.token;
     Replayer replayer(trace, model, r);
     std::unique_ptr<Replayer> paired;
-    Status s;
+    std::string paired_dir;
     if (options.daemon) {
       ReplayOptions d = r;
       d.label = DaemonLabel(feed);
-      d.data_dir = r.data_dir + "-weibod";
+      d.data_dir = paired_dir = r.data_dir + "-weibod";
       d.progress = nullptr;  // the embedded replay shows the progress of both
       paired = std::make_unique<Replayer>(trace, model, d);
-      s = RunPaired(replayer, *paired, d.data_dir, options, model, trace.size());
-    } else {
-      s = replayer.Run();
     }
+    Status s;
+    const bool with_peer = !options.peer.empty() && !peer;  // the first mode only
+    if (with_peer) {
+      auto started = StartPeer(options, work_dir);
+      if (!started.ok())
+        return Status(started.status().code(), "--peer: " + started.status().message());
+      peer = std::move(started.value());
+    }
+    s = RunMode(replayer, paired.get(), with_peer ? peer.get() : nullptr, paired_dir, options,
+                trace, model);
     progress.Clear();
     if (s.ok() && after) s = after(replayer);
     if (s.ok() && paired && after) s = after(*paired);
@@ -80,6 +117,7 @@ Result<std::vector<ModeRun>> RunModes(const Trace& trace, const TraceModel& mode
     runs.push_back(replayer.result());
     if (paired) runs.push_back(paired->result());
   }
+  if (peer) runs.push_back(peer->result());
   return runs;
 }
 

@@ -27,6 +27,10 @@ struct DriverOptions {
   // interleaved with the embedded run in blocks of kPairBlock measured ops.
   bool daemon = false;
   std::string weibod;  // that weibod's binary; empty: the one next to this program
+  // --peer retwis: the trace also runs on the Retwis model in a redis-server of the bench's
+  // own (retwis.h), interleaved in blocks of kPairBlock with the first feed mode (and its
+  // daemon twin); its column comes last, labelled kRetwisLabel.
+  std::string peer;
 };
 
 // The measured ops of a paired run alternate between the embedded cluster and the daemon's
@@ -45,7 +49,8 @@ using AfterMode = std::function<Status(Replayer&)>;
 
 // Runs the trace in work_dir/<feed> for each feed. Stops at the first failure. With
 // options.daemon, each feed's run is followed in the result by its daemon run (DaemonLabel),
-// on work_dir/<feed>-weibod, and `after` is called for both.
+// on work_dir/<feed>-weibod, and `after` is called for both. With options.peer, the peer's
+// run (in work_dir/retwis) is the last of the result, and `after` is not called for it.
 Result<std::vector<ModeRun>> RunModes(const Trace& trace, const TraceModel& model,
                                       const DriverOptions& options, const std::string& work_dir,
                                       Progress& progress, const AfterMode& after);

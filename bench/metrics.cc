@@ -50,6 +50,10 @@ ModeMetrics Derive(const ModeRun& run, const TraceModel& model, const Baselines*
   if (run.storage_measured)
     m.deliveries = static_cast<double>(run.after.inbox_rows - run.before.inbox_rows);
 
+  m.trace_seconds = run.setup_seconds + run.settle_seconds;
+  for (const auto& [op, s] : run.ops)
+    m.trace_seconds +=
+        s.completed.count() > 0 ? s.completed.TotalSeconds() : s.latency.TotalSeconds();
   double write_seconds = 0;
   for (const auto& [op, s] : run.ops)
     if (Writes(op))
@@ -109,6 +113,7 @@ ModeMetrics Derive(const ModeRun& run, const TraceModel& model, const Baselines*
 Json ModeMetrics::ToJson() const {
   return Json{{"feed", feed},
               {"setup", {{"ops", setup_ops}, {"seconds", setup_seconds}}},
+              {"trace_seconds", trace_seconds},
               {"posts", posts},
               {"posts_per_s", Number(posts_per_s)},
               {"post_latency_ms",

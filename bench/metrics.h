@@ -51,6 +51,9 @@ struct ModeMetrics {
   std::string feed;
   int64_t setup_ops = 0;
   double setup_seconds = 0;
+  // The whole trace: setup_seconds plus the seconds spent inside every measured op (and
+  // the final settle): what one client replaying the trace alone would take.
+  double trace_seconds = 0;
   int64_t posts = 0, reads = 0, errors = 0;
   double posts_per_s = kNone, post_p50 = kNone, post_p99 = kNone, post_p999 = kNone,
          post_max = kNone;

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "driver.h"
+#include "retwis.h"
 #include "weibo/version.h"
 
 namespace weibo::bench {
@@ -52,6 +53,45 @@ const ModeMetrics* PairedWith(const std::vector<ModeMetrics>& modes, const ModeM
   return nullptr;
 }
 
+// The Retwis peer's column (retwis.h), or null.
+const ModeMetrics* Peer(const std::vector<ModeMetrics>& modes) {
+  for (const auto& m : modes)
+    if (m.feed == kRetwisLabel) return &m;
+  return nullptr;
+}
+
+// One column against the peer: rates as ours / peer's (above 1: we are faster), times as
+// ours / peer's (below 1: we are faster).
+Json VsPeer(const ModeMetrics& m, const ModeMetrics& peer) {
+  return Json{{"timeline_reads_per_s", Number(Ratio(m.reads_per_s, peer.reads_per_s))},
+              {"timeline_p50_ms", Number(Ratio(m.read_p50, peer.read_p50))},
+              {"timeline_p99_ms", Number(Ratio(m.read_p99, peer.read_p99))},
+              {"posts_per_s", Number(Ratio(m.posts_per_s, peer.posts_per_s))},
+              {"post_p50_ms", Number(Ratio(m.post_p50, peer.post_p50))},
+              {"post_p99_ms", Number(Ratio(m.post_p99, peer.post_p99))},
+              {"setup_seconds", Number(Ratio(m.setup_seconds, peer.setup_seconds))},
+              {"trace_seconds", Number(Ratio(m.trace_seconds, peer.trace_seconds))}};
+}
+
+void PrintVsPeer(std::ostream& out, const std::vector<ModeMetrics>& modes) {
+  const ModeMetrics* peer = Peer(modes);
+  if (peer == nullptr) return;
+  out << "\nagainst " << kRetwisLabel
+      << " (rates: ours / Retwis's, above 1 is faster; times: ours / Retwis's, below 1 is "
+         "faster; interleaved in blocks of "
+      << kPairBlock << "):\n";
+  for (const auto& m : modes) {
+    if (&m == peer) continue;
+    Json v = VsPeer(m, *peer);
+    auto f = [&](const char* key) {
+      return v[key].is_null() ? std::string("-") : FormatNumber(v[key].get<double>(), 3);
+    };
+    out << "  " << m.feed << ": timeline reads/s " << f("timeline_reads_per_s") << ", p99 "
+        << f("timeline_p99_ms") << "; posts/s " << f("posts_per_s") << ", p99 " << f("post_p99_ms")
+        << "; setup " << f("setup_seconds") << "; whole trace " << f("trace_seconds") << "\n";
+  }
+}
+
 Json ClusterJson(const RunInfo& info) {
   return Json{
       {"shards", info.cluster.shards},
@@ -59,6 +99,7 @@ Json ClusterJson(const RunInfo& info) {
       {"celebrity_threshold_auto", info.threshold_auto},
       {"active_list", info.cluster.active_list},
       {"group_commit", info.cluster.group_commit},
+      {"durability", info.cluster.durability},
       {"active_list_auto", info.active_list_auto},
       {"inbox_cap", info.cluster.inbox_cap != 0 ? Json(info.cluster.inbox_cap) : Json(nullptr)}};
 }
@@ -108,6 +149,10 @@ Table BenchTable(const std::vector<ModeMetrics>& modes, bool async) {
   t.Add("timeline p99 ms", "ms", Column(modes, &M::read_p99), 3);
   t.Add("timeline p999 ms", "ms", Column(modes, &M::read_p999), 3);
   t.Add("errors", "ops", Counts(modes, &M::errors), 0);
+  if (Peer(modes) != nullptr) {
+    t.Add("setup s", "s", Column(modes, &M::setup_seconds), 1);
+    t.Add("whole trace s", "s", Column(modes, &M::trace_seconds), 1);
+  }
   bool star = false;
   for (const auto& m : modes) star = star || m.has_star;
   if (!star) return t;
@@ -164,7 +209,8 @@ void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
                                         : std::string("default"))
         << ", group commit "
         << (info.cluster.group_commit != 0 ? std::to_string(info.cluster.group_commit) + " jobs"
-                                           : std::string("off"));
+                                           : std::string("off"))
+        << ", durability " << info.cluster.durability;
   }
   out << (info.async ? ", async writes + drain" : "") << "\n\n";
   BenchTable(modes, info.async).Print(out);
@@ -192,6 +238,7 @@ void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
         << " (same ops, interleaved in blocks of " << kPairBlock << ")";
   }
   if (info.daemon) out << "\n";
+  PrintVsPeer(out, modes);
   for (const auto& m : modes)
     if (m.errors > 0) out << "\n" << m.feed << ": " << m.errors << " op(s) refused\n";
 }
@@ -211,6 +258,7 @@ Json BenchJson(const RunInfo& info, const TraceModel& model, const std::vector<M
   j["connect"] = info.connect.empty() ? Json(nullptr) : Json(info.connect);
   j["async"] = info.async;
   j["daemon"] = info.daemon;
+  j["peer"] = info.peer.empty() ? Json(nullptr) : Json(info.peer);
   j["modes"] = Json::array();
   for (size_t i = 0; i < modes.size(); ++i) {
     Json mode = modes[i].ToJson();
@@ -225,6 +273,8 @@ Json BenchJson(const RunInfo& info, const TraceModel& model, const std::vector<M
           {"feed", e->feed},
           {"posts_per_s", Number(Ratio(modes[i].posts_per_s, e->posts_per_s))},
           {"timeline_reads_per_s", Number(Ratio(modes[i].reads_per_s, e->reads_per_s))}};
+    const ModeMetrics* peer = Peer(modes);
+    if (peer != nullptr && peer != &modes[i]) mode["vs_retwis"] = VsPeer(modes[i], *peer);
     j["modes"].push_back(mode);
   }
   return j;

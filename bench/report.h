@@ -28,6 +28,7 @@ struct RunInfo {
   bool async = false, durable_setup = false;
   std::string connect;  // the daemon replayed into, or ""
   bool daemon = false;  // --daemon: each mode paired with a run through a weibod of its own
+  std::string peer;     // --peer: "retwis", or "" (retwis.h)
 };
 
 // What ran right after a mode: the baselines of its measured phase, and --star.

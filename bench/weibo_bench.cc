@@ -14,6 +14,7 @@
 #include "driver.h"
 #include "metrics.h"
 #include "report.h"
+#include "retwis.h"
 #include "star.h"
 #include "weibo/cli.h"
 #include "weibo/version.h"
@@ -38,6 +39,7 @@ struct RunFlags {
   std::string token;                       // sent to the daemon; an embedded run checks no token
   bool daemon = false;                     // pair each mode with a weibod run of its own
   std::string weibod;                      // the weibod binary for --daemon
+  std::string peer;                        // --peer retwis (retwis.h)
   std::vector<CLI::Option*> cluster_only;  // options that mean nothing with --connect
 };
 
@@ -74,6 +76,12 @@ void AddRunOptions(CLI::App* app, RunFlags* f, std::string* now, const char* now
   app->add_option("--weibod", f->weibod,
                   "with --daemon: the weibod binary (default: next to this one)")
       ->type_name("PATH");
+  f->cluster_only.push_back(
+      app->add_option("--peer", f->peer,
+                      "also replay the trace on the Retwis model in a redis-server of its own, "
+                      "interleaved with the first mode, and print the ratios")
+          ->check(CLI::IsMember({"retwis"}))
+          ->type_name("retwis"));
 }
 
 // Checks what the parser cannot: --connect excludes the options that shape the bench's
@@ -126,6 +134,7 @@ Result<DriverOptions> MakeOptions(const RunFlags& f, const TraceModel& model,
   options.token = f.token;
   options.daemon = f.daemon;
   options.weibod = f.weibod;
+  options.peer = f.peer;
   info->cluster = options.cluster;
   info->threshold_auto = f.cluster.threshold == "auto";
   info->active_list_auto = f.cluster.active_list == "auto";
@@ -133,6 +142,7 @@ Result<DriverOptions> MakeOptions(const RunFlags& f, const TraceModel& model,
   info->durable_setup = f.cluster.durable_setup;
   info->connect = f.connect;
   info->daemon = f.daemon;
+  info->peer = f.peer;
   return options;
 }
 
@@ -195,9 +205,18 @@ int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t de
                  int64_t read_count, StarOptions star) {
   Status s = CheckFlags(f);
   if (!s.ok()) return cli::ReportError(kProgram, s, false);
+  RunFlags flags = f;
+  if (!flags.peer.empty()) {
+    auto server = RetwisPeer::FindServer();
+    if (!server.ok()) {  // a machine without Redis still runs the bench, and says so
+      std::cerr << kProgram << ": warning: --peer retwis skipped: " << server.status().message()
+                << "\n";
+      flags.peer.clear();
+    }
+  }
   TraceModel model = ModelTrace(trace, f.cluster.shards);
   info.trace_ops = static_cast<int64_t>(trace.size());
-  auto options = MakeOptions(f, model, default_now_ms, &info);
+  auto options = MakeOptions(flags, model, default_now_ms, &info);
   if (!options.ok()) return cli::ReportError(kProgram, options.status(), false);
   auto work = WorkDir::Make(f.data, kProgram);
   if (!work.ok()) return cli::ReportError(kProgram, work.status(), false);
@@ -241,7 +260,7 @@ int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t de
   auto runs = RunModes(trace, model, options.value(), dir.path(), progress, after);
   progress.Clear();
   if (!runs.ok()) return cli::ReportError(kProgram, runs.status(), false);
-  return Report(f, info, model, runs.value(), after_modes, explained.str(), dir);
+  return Report(flags, info, model, runs.value(), after_modes, explained.str(), dir);
 }
 
 int Main(int argc, char** argv) {

@@ -2,16 +2,13 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <thread>
 #include <vector>
 
+#include "child_process.h"
 #include "weibo/cluster.h"
 
 namespace weibo::bench {
@@ -59,32 +56,11 @@ Result<std::unique_ptr<WeibodChild>> WeibodChild::Start(const std::string& weibo
                                    "--allow-clock"};  // the replayed ops carry the trace's clock
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return Status(Code::kUnavailable, "cannot start weibod: pipe");
-  // Everything the child needs is made before fork: between fork and exec it only makes
-  // system calls (no allocation, which another thread's lock could leave stuck).
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const bool has_slash = weibod.find('/') != std::string::npos;
-  pid_t parent = getpid();
-  pid_t pid = fork();
+  pid_t pid = SpawnChild(argv, fds[1], log_path);
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
     return Status(Code::kUnavailable, "cannot start weibod: fork");
-  }
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGTERM);     // never outlives the bench
-    if (getppid() != parent) _exit(127);  // the bench died before prctl
-    int in = open("/dev/null", O_RDONLY);
-    int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    if (in >= 0) dup2(in, 0);
-    dup2(fds[1], 1);  // the ready line: the endpoint
-    if (log >= 0) dup2(log, 2);
-    if (has_slash)
-      execv(args[0], args.data());
-    else
-      execvp(args[0], args.data());
-    _exit(127);
   }
   close(fds[1]);
   std::string endpoint;
@@ -99,24 +75,9 @@ Result<std::unique_ptr<WeibodChild>> WeibodChild::Start(const std::string& weibo
 }
 
 Status WeibodChild::Stop() {
-  if (pid_ <= 0) return Status::Ok();
-  kill(pid_, SIGTERM);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kStopMs);
-  int status = 0;
-  pid_t done = 0;
-  while ((done = waitpid(pid_, &status, WNOHANG)) == 0 &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  bool killed = false;
-  if (done == 0) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &status, 0);
-    killed = true;
-  }
+  pid_t pid = pid_;
   pid_ = 0;
-  if (killed) return Status(Code::kUnavailable, "weibod did not stop on SIGTERM and was killed");
-  if (done > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::Ok();
-  return Status(Code::kUnavailable, "weibod exited with an error (its log says why)");
+  return StopChild(pid, "weibod", kStopMs);
 }
 
 WeibodChild::~WeibodChild() { (void)Stop(); }
