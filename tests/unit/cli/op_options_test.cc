@@ -31,6 +31,8 @@ Typed Sample(ArgType type) {
       return {"7", 7};
     case ArgType::kString:
       return {"push", "push"};
+    case ArgType::kEdgeList:  // the file's lines: an empty file, no edges
+      return {"/dev/null", Json::array()};
     case ArgType::kFlag:
       break;
   }

@@ -33,7 +33,8 @@ void SameAsFollows(const std::string& feed) {
   for (Cluster* c : {&bulk, &single})
     for (int64_t u = 1; u <= 12; ++u) c->Post(u, "before " + std::to_string(u));
   Json list = Json::array();
-  for (auto [u, t] : edges) list.push_back(Json::array({std::to_string(u), "@u" + std::to_string(t)}));
+  for (auto [u, t] : edges)
+    list.push_back(Json::array({std::to_string(u), "@u" + std::to_string(t)}));
   Json r = bulk.Run("import", {{"edges", list}});
   REQUIRE(r.at("edges") == static_cast<int64_t>(edges.size()));
   REQUIRE(r.at("followed") == static_cast<int64_t>(edges.size()));
@@ -69,8 +70,7 @@ TEST_CASE("import: bad edges refuse the whole import; existing edges are skipped
     return n;
   };
   REQUIRE(c.CodeOf("import", Edges({{"1", "2"}, {"2", "99"}})) == Code::kNotFound);
-  REQUIRE(c.CodeOf("import", Edges({{"1", "2"}, {"3", "@carol"}})) ==
-          Code::kCannotFollowSelf);
+  REQUIRE(c.CodeOf("import", Edges({{"1", "2"}, {"3", "@carol"}})) == Code::kCannotFollowSelf);
   REQUIRE(c.CodeOf("import", Edges({{"1"}})) == Code::kInvalidArgument);
   REQUIRE(relations() == 0);  // nothing of a refused import was written
   c.Follow(a, b);

@@ -393,7 +393,7 @@ TEST_CASE("timeline: a home read writes only what it owes, and looks items up by
     REQUIRE(Matching(again, "BEGIN IMMEDIATE") == 0);
     // The 20 items: one statement per shard holding some of them (3 authors, 3 shards), not
     // a msg_info, msg_counter and user_info lookup each.
-    REQUIRE(Matching(again, "json_each") <= 3);
+    REQUIRE(Matching(again, "WITH page(id)") <= 3);
     REQUIRE(Matching(again, "FROM msg_info WHERE msg_id = ?") == 0);
     REQUIRE(Matching(again, "FROM msg_counter c LEFT JOIN") == 0);
     // A new post moves the mark again.

@@ -33,6 +33,8 @@ Json Sample(ArgType type) {
       return false;
     case ArgType::kString:
       return "x";
+    case ArgType::kEdgeList:
+      return Json::array({Json::array({21, 22})});
   }
   return nullptr;
 }
