@@ -11,8 +11,7 @@
 
 namespace weibo::bench {
 
-pid_t SpawnChild(const std::vector<std::string>& argv, int stdout_fd,
-                 const std::string& log_path) {
+pid_t SpawnChild(const std::vector<std::string>& argv, int stdout_fd, const std::string& log_path) {
   // Everything the child needs is made before fork: between fork and exec it only makes
   // system calls (no allocation, which another thread's lock could leave stuck).
   std::vector<char*> args;

@@ -172,8 +172,8 @@ Status RetwisPeer::Post(const Json& args) {
   if (!replies.ok()) return replies.status();
   const redisReply* fans = replies.value()[1].get();
   for (size_t i = 0; i < fans->elements; ++i)
-    redisAppendCommand(redis_, "LPUSH posts:%b %lld", fans->element[i]->str,
-                       fans->element[i]->len, post);
+    redisAppendCommand(redis_, "LPUSH posts:%b %lld", fans->element[i]->str, fans->element[i]->len,
+                       post);
   redisAppendCommand(redis_, "LPUSH posts:%lld %lld", user, post);
   redisAppendCommand(redis_, "LPUSH timeline %lld", post);
   redisAppendCommand(redis_, "LTRIM timeline 0 1000");

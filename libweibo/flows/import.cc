@@ -47,9 +47,8 @@ std::vector<Edge> ResolveEdges(Context& ctx, const Json& list) {
   for (size_t i = 0; i < list.size(); ++i) {
     Edge e{resolve(list[i][0]), resolve(list[i][1])};
     if (e.user == e.target)
-      Fail(Code::kCannotFollowSelf,
-           "edge " + std::to_string(i + 1) + ": user " + std::to_string(e.user) +
-               " cannot follow themselves");
+      Fail(Code::kCannotFollowSelf, "edge " + std::to_string(i + 1) + ": user " +
+                                        std::to_string(e.user) + " cannot follow themselves");
     edges.push_back(e);
   }
   return edges;
@@ -96,8 +95,7 @@ Json Import(Context& ctx, const Json& args) {
     size_t to = std::min(edges.size(), from + kChunk);
     added += WriteChunk(ctx, edges.data() + from, edges.data() + to);
     ctx.Settle();
-    ctx.Progress("importing follows", static_cast<int64_t>(to),
-                 static_cast<int64_t>(edges.size()));
+    ctx.Progress("importing follows", static_cast<int64_t>(to), static_cast<int64_t>(edges.size()));
   }
   // Durable at the end: one sync of each shard's WAL covers every commit made before it.
   for (int i = 0; i < ctx.shards().count(); ++i) ctx.shards().At(i).SyncWal();
