@@ -1,8 +1,12 @@
 // Command: the common options of every weibo-* command, and running its Request.
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -10,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "flows/avatar_image.h"
 #include "ops/args.h"
 #include "storage/failure.h"
 #include "weibo/cli.h"
@@ -106,6 +111,27 @@ Json Command::EdgeList(const std::string& path) {
     edges.push_back(Json::array({a, b}));
   }
   return edges;
+}
+
+std::string Command::FileContent(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0)
+    weibo::Fail(Code::kNotFound, "cannot read " + path + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    weibo::Fail(Code::kInvalidArgument, path + " is a directory, not a file");
+  std::ifstream in(path, std::ios::binary);
+  // One byte past the limit proves a file too large without reading the rest (a FIFO or
+  // /dev/zero has no size to stat).
+  std::string bytes(kMaxFileBytes + 1, '\0');
+  in.read(&bytes[0], static_cast<std::streamsize>(bytes.size()));
+  if (in.bad() || (!in && !in.eof()))
+    weibo::Fail(Code::kNotFound, "cannot read " + path + ": " + std::strerror(errno));
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  if (bytes.empty()) weibo::Fail(Code::kInvalidArgument, path + " is empty (0 bytes)");
+  if (bytes.size() > kMaxFileBytes)
+    weibo::Fail(Code::kRequestTooLarge,
+                path + " holds more than " + std::to_string(kMaxFileBytes) + " bytes, the limit");
+  return EncodeBase64(bytes);
 }
 
 int Command::Fail(Code code, const std::string& message) {

@@ -13,6 +13,7 @@
 #include "cluster/routing.h"
 #include "daemon/server.h"
 #include "daemon/signals.h"
+#include "flows/flows.h"
 #include "jobs/jobs.h"
 #include "net/events.h"
 #include "net/router.h"
@@ -219,6 +220,7 @@ void Node::DrainOwned() {
     Context ctx(shards_, Clock(0));
     ctx.set_transport(this);
     if (DrainAllPending(ctx) > 0) shards_.CheckpointOpened();
+    if (Owns(0)) RefreshDiscover(ctx);  // weibo-discover's groups: one node draws them
   } catch (const Failure& f) {
     Log("drain: " + f.status().message());
   } catch (const std::exception& e) {

@@ -6,6 +6,9 @@
 #define WEIBO_FLOWS_FLOWS_H_
 
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "flows/job_payloads.h"
 #include "jobs/context.h"
@@ -81,6 +84,28 @@ void RegisterFlowJobKinds();
 
 // flows/tokens.cc: apps, access tokens, revocation (SPEC §8; flows/tokens.h)
 void ApplyAppEvent(Context& ctx, Shard& target, const AppEventJob& job);
+
+// flows/avatar.cc: weibo-avatar(1)'s files in the data directory
+// "heads/00/00/00/12/34" for user 1234: the directory of the user's pictures.
+std::string AvatarDir(int64_t user);
+// The names of a user's pictures: the original, 180x180 and 48x48.
+std::vector<std::string> AvatarFileNames();
+// What a temporary file of WriteAtomically adds to its name, before the writer's pid.
+inline constexpr char kAvatarTempMark[] = ".tmp.";
+// Replaces path by bytes: written to path + kAvatarTempMark + pid, with mtime t (seconds),
+// fsync'ed and renamed over path (then the directory needs a sync of its own for the
+// rename to be durable). Failure(storage_error) when it cannot.
+void WriteAtomically(const std::string& path, const std::string& bytes, int64_t t);
+// flows/avatar_fsck.cc: fsck's avatars check (flows/fsck.cc); its violations.
+Json CheckAvatarFiles(Context& ctx, const std::set<int64_t>& users, bool repair);
+
+// flows/discover.cc: weibo-discover(1)'s groups
+// groups lists of at most size ids of pool, drawn by BLAKE2b-64(bucket, group, id).
+std::vector<std::vector<int64_t>> DrawDiscoverGroups(const std::vector<int64_t>& pool,
+                                                     int64_t bucket, int groups, int size);
+// Writes DATA/discover.json for the clock's bucket unless it holds it already; whether it
+// wrote. The drain runs it (weibo-worker, weibod), and so does the node owning shard 0.
+bool RefreshDiscover(Context& ctx);
 
 }  // namespace weibo
 

@@ -29,6 +29,7 @@
 //                 id that is its hash's prefix and an expiry after its issue; every app
 //                 event of an app that exists (tables/access_token.h). Repair deletes a
 //                 token row that breaks them (it grants nothing any more) and such events.
+//   avatars       the picture files under DATA/heads (flows/avatar_fsck.cc)
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -122,6 +123,8 @@ class Checker {
   void Report(const char* check, const std::string& detail) {
     violations_.push_back(Json{{"check", check}, {"detail", detail}, {"repaired", false}});
   }
+  // A violation found, and fixed when repairing, by a check of its own.
+  void Add(const Json& violation) { violations_.push_back(violation); }
   Json violations() const { return violations_; }
 
  private:
@@ -413,6 +416,9 @@ Json Fsck(Context& ctx, const Json& args) {
   CheckInbox(ctx, c, s);
   CheckClock(ctx, c, s);
   CheckTokens(ctx, c, s);
+  std::set<int64_t> users;
+  for (const auto& entry : s.users) users.insert(entry.first);
+  for (const auto& v : CheckAvatarFiles(ctx, users, repair)) c.Add(v);
   bool ok = true;
   for (const auto& v : c.violations()) ok = ok && v.value("repaired", false);
   return Json{{"ok", ok},

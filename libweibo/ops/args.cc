@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <vector>
 
+#include "flows/avatar_image.h"
 #include "storage/failure.h"
 #include "storage/shard_set.h"
 
@@ -157,6 +159,19 @@ int64_t Number(const std::string& what, const Json& value, int64_t lo, int64_t h
   return v;
 }
 
+// A file's bytes in base64 (weibo/ops.h, kFile): 1 to kMaxFileBytes of them. What they
+// hold is the flow's to judge (a picture: flows/avatar_image.h).
+Json File(const std::string& what, const Json& value) {
+  std::optional<std::string> bytes;
+  if (value.is_string()) bytes = DecodeBase64(value.get<std::string>());
+  if (!bytes) Fail(Code::kInvalidArgument, what + " must be a file's bytes in base64");
+  if (bytes->empty()) Fail(Code::kInvalidArgument, what + " is empty (0 bytes)");
+  if (bytes->size() > kMaxFileBytes)
+    Fail(Code::kRequestTooLarge, what + " is " + std::to_string(bytes->size()) +
+                                     " bytes; the limit is " + std::to_string(kMaxFileBytes));
+  return value;
+}
+
 // The range of a kPage argument, as its message states it: init's settings have their
 // own (ShardSet::Create checks them again, with the power of two for shards), so that
 // --page-size -1 is told 1 to 1000, the range that holds, not a page number's 0 to 1000000.
@@ -209,6 +224,8 @@ Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
       }
       return out;
     }
+    case ArgType::kFile:
+      return File(spec.name, value);
   }
   return value;
 }

@@ -4,6 +4,7 @@
 #ifndef WEIBO_OPS_ARGS_H_
 #define WEIBO_OPS_ARGS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -15,6 +16,8 @@ namespace weibo {
 constexpr int kMaxContent = 140;  // code points
 constexpr int kMaxName = 20;      // code points
 constexpr int kMaxCount = 200;
+// The largest file a kFile argument carries (a picture, weibo-avatar(1)), before base64.
+constexpr size_t kMaxFileBytes = 4 * 1024 * 1024;
 
 // Returns args normalised (ids as integers, users as integers or "@name"); throws
 // Failure(invalid_request / invalid_argument / content_too_long / invalid_utf8).

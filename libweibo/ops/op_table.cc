@@ -51,6 +51,12 @@ Json TokenIssue(Context& ctx, const Json& args);
 Json TokenRevoke(Context& ctx, const Json& args);
 Json TokenList(Context& ctx, const Json& args);
 Json TokenCheck(Context& ctx, const Json& args);
+// flows/avatar.cc
+Json AvatarSet(Context& ctx, const Json& args);
+Json AvatarUrl(Context& ctx, const Json& args);
+Json AvatarRm(Context& ctx, const Json& args);
+// flows/discover.cc
+Json Discover(Context& ctx, const Json& args);
 // flows/drain.cc
 Json Drain(Context& ctx, const Json& args);
 // flows/fsck.cc
@@ -176,6 +182,50 @@ std::vector<OpSpec> TokenOps() {
        TokenCheck,
        nullptr,
        render::Token},
+  };
+}
+
+// weibo-avatar(1) and weibo-discover(1): seed 001's avatars and random-posts cache.
+std::vector<OpSpec> SeedOps() {
+  const HomeKey kUser = HomeKey::kUser;
+  return {
+      {"avatar_set",
+       true,
+       "store a user's picture: the original, 180x180 and 48x48 JPEGs",
+       {kActingUser,
+        {"image", A::kFile, true,
+         "a JPEG, PNG, WebP or GIF file of up to 4 MiB; its bytes are sent, not its path", "FILE"}},
+       kUser,
+       "avatar set",
+       AvatarSet,
+       nullptr,
+       render::Avatar},
+      {"avatar_url",
+       false,
+       "the path of a user's picture, with ?t=<mtime> so that no cache serves an old one",
+       {kActingUser, {"size", A::kPage, false, "the side in pixels: 48 or 180", nullptr, 48}},
+       kUser,
+       "avatar url",
+       AvatarUrl,
+       nullptr,
+       render::Avatar},
+      {"avatar_rm",
+       true,
+       "remove a user's picture",
+       {kActingUser},
+       kUser,
+       "avatar rm",
+       AvatarRm,
+       nullptr,
+       render::Avatar},
+      {"discover",
+       false,
+       "Random recent posts: one of N groups drawn every t seconds (cluster.json).",
+       {{"count", A::kCount, false, "posts to show, at most the groups' size (default: all)"},
+        {"group", A::kPage, false, "the group to read, 1 to N (default: drawn from the clock)"}},
+       HomeKey::kNone,
+       "discover",
+       Discover},
   };
 }
 
@@ -413,6 +463,7 @@ std::vector<OpSpec> Table() {
        /*admin=*/true},
   };
   for (auto& op : TokenOps()) ops.push_back(std::move(op));
+  for (auto& op : SeedOps()) ops.push_back(std::move(op));
   return ops;
 }
 

@@ -125,6 +125,16 @@ std::string Notifications(const Json& list) {
 
 std::string Unread(const Json& r) { return std::to_string(r.at("unread").get<int64_t>()) + "\n"; }
 
+std::string Avatar(const Json& r) {
+  if (r.contains("url")) return r.at("url").get<std::string>() + "\n";
+  if (r.contains("removed"))
+    return "removed the pictures of user " + r.at("user_id").get<std::string>() + "\n";
+  std::string out;
+  for (const char* size : {"48", "180", "original"})
+    out += std::string(size) + " " + r.at("urls").at(size).get<std::string>() + "\n";
+  return out;
+}
+
 std::string Timeline(const Json& r) {
   if (r.is_object() && r.contains("badge")) return r.at("badge").get<std::string>() + "\n";
   return Default(r);

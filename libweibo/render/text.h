@@ -27,6 +27,8 @@ std::string Likes(const Json& list);          // likes: who liked a message
 std::string Notification(const Json& item);   // notify_send
 std::string Notifications(const Json& list);  // notify_list
 std::string Unread(const Json& result);       // notify_read, notify_unread
+// avatar_set (one line a size), avatar_url (the url), avatar_rm
+std::string Avatar(const Json& result);
 // timeline: the messages (Default), or with --unread the red dot's badge.
 std::string Timeline(const Json& result);
 std::string Import(const Json& result);  // import: "followed N of M edges (K existing)"

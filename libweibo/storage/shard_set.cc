@@ -60,6 +60,10 @@ Json ClusterConfig::ToJson() const {
               {"tier_fans", tier_fans},
               {"strategy", strategy},
               {"durability", durability},
+              {"discover_count", discover_count},
+              {"discover_groups", discover_groups},
+              {"discover_refresh", discover_refresh},
+              {"discover_pool", discover_pool},
               {"name_hash", "blake2b-64 of the UTF-8 name, little-endian, mod shards"}};
 }
 
@@ -83,6 +87,10 @@ ClusterConfig ClusterConfig::FromJson(const Json& j) {
     c.tier_fans = j.value("tier_fans", c.tier_fans);
     c.strategy = j.value("strategy", c.strategy);
     c.durability = j.value("durability", c.durability);
+    c.discover_count = j.value("discover_count", c.discover_count);
+    c.discover_groups = j.value("discover_groups", c.discover_groups);
+    c.discover_refresh = j.value("discover_refresh", c.discover_refresh);
+    c.discover_pool = j.value("discover_pool", c.discover_pool);
   } catch (const std::exception& e) {
     Fail(Code::kStorageError, std::string("cluster.json is invalid: ") + e.what());
   }
@@ -91,6 +99,12 @@ ClusterConfig ClusterConfig::FromJson(const Json& j) {
     Fail(Code::kStorageError,
          "cluster.json is invalid: shards, page_size, inbox_cap, active_list, tier_fans or "
          "durability");
+  if (c.discover_count < 1 || c.discover_count > 200 || c.discover_groups < 1 ||
+      c.discover_groups > 1000 || c.discover_refresh < 1 || c.discover_pool < 1 ||
+      c.discover_pool > 100000)
+    Fail(Code::kStorageError,
+         "cluster.json is invalid: discover_count (1-200), discover_groups (1-1000), "
+         "discover_refresh (from 1 s) or discover_pool (1-100000)");
   return c;
 }
 

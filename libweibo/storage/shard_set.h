@@ -31,6 +31,13 @@ struct ClusterConfig {
   std::string strategy = "gene";        // gene | uid-mapping | tid
   std::string durability = "full";      // full | normal: how a commit reaches the disk
   std::string cluster_id;               // random, written into every shard's meta
+  // weibo-discover(1), seed 001's random-posts cache: discover_groups groups (N) of
+  // discover_count posts (n) each, drawn from the discover_pool newest originals, drawn
+  // anew every discover_refresh seconds (t).
+  int discover_count = 10;
+  int discover_groups = 8;
+  int64_t discover_refresh = 300;
+  int discover_pool = 500;
 
   Json ToJson() const;
   static ClusterConfig FromJson(const Json& j);  // throws Failure(storage_error)

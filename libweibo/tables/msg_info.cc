@@ -91,6 +91,15 @@ std::vector<MsgRow> AllMsgs(Shard& shard) {
   return ReadAll(s);
 }
 
+std::vector<int64_t> NewestOriginals(Shard& shard, int64_t limit) {
+  Stmt& s = shard.Query("SELECT msg_id FROM msg_info WHERE type = 0 ORDER BY msg_id DESC LIMIT ?");
+  s.Bind(1, limit);
+  std::vector<int64_t> ids;
+  while (s.Step()) ids.push_back(s.Int(0));
+  s.Reset();
+  return ids;
+}
+
 int64_t HighestMsgIdOfGene(Shard& shard, int64_t gene) {
   Stmt& s = shard.Query("SELECT max(msg_id) FROM msg_info WHERE msg_id % 256 = ?");
   s.Bind(1, gene);

@@ -43,6 +43,8 @@ std::vector<MsgRow> AuthorPosts(Shard& shard, int64_t user, int64_t max_id, int6
 std::vector<MsgRow> AuthorMessages(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
                                    int64_t limit);
 std::vector<MsgRow> AllMsgs(Shard& shard);
+// The ids of the newest originals on the shard, newest first (weibo-discover's pool).
+std::vector<int64_t> NewestOriginals(Shard& shard, int64_t limit);
 // The highest id of the messages whose id ends in gene (id mod 256); 0 when none.
 int64_t HighestMsgIdOfGene(Shard& shard, int64_t gene);
 

@@ -103,7 +103,8 @@ class OpOptions {
   const OpSpec& op() const { return op_; }
   CLI::App* app() const { return app_; }
   // The request's args once app has parsed: every argument given, every default and every
-  // flag; content "-" is read from standard input (Command::Content).
+  // flag; content "-" is read from standard input (Command::Content), a file argument's
+  // file is read (Command::FileContent).
   Json Args() const;
 
  private:
@@ -133,6 +134,11 @@ class Command {
   // pair a line, two users (ids or @names) separated by blanks or a comma; blank lines
   // and lines starting with # are skipped. invalid_argument names a bad line.
   static Json EdgeList(const std::string& path);
+  // The bytes of the file at path, base64-encoded (a kFile argument, weibo/ops.h): read
+  // here, so that a daemon gets the bytes and never a path of the client's. A missing
+  // file is not_found; a directory or an empty file invalid_argument; more than
+  // kMaxFileBytes request_too_large, without reading the rest.
+  static std::string FileContent(const std::string& path);
 
   // Parses argv, runs the request build() returns, prints the result; returns the exit
   // status. Lists print as one JSON array with --json, one object a line with --jsonl.

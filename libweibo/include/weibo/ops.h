@@ -16,6 +16,8 @@ class Context;  // a flow's view of one request (libweibo/jobs/context.h): handl
 
 // kEdgeList: a list of [follower, target] user pairs; a command reads it from a file of
 // "FOLLOWER TARGET" lines ("-": standard input).
+// kFile: a file named on the command line, whose bytes the command sends, base64-encoded
+// (RFC 4648 with padding), so that a daemon never opens a client's path (weibo-avatar(1)).
 enum class ArgType {
   kUser,
   kMsg,
@@ -26,7 +28,8 @@ enum class ArgType {
   kPage,
   kFlag,
   kString,
-  kEdgeList
+  kEdgeList,
+  kFile
 };
 
 // One argument of an operation: its key in Request::args and how a command spells it.

@@ -33,6 +33,12 @@ Typed Sample(ArgType type) {
       return {"push", "push"};
     case ArgType::kEdgeList:  // the file's lines: an empty file, no edges
       return {"/dev/null", Json::array()};
+    case ArgType::kFile: {  // a file the command reads and sends in base64
+      const std::string path = std::filesystem::temp_directory_path().string() +
+                               "/weibo-op-options-" + std::to_string(getpid()) + ".gif";
+      std::ofstream(path) << "GIF89a";
+      return {path, "R0lGODlh"};
+    }
     case ArgType::kFlag:
       break;
   }
