@@ -106,7 +106,7 @@ TEST_CASE("discover: recent originals only, the same answer under the same clock
   for (int64_t id : IdsOf(after)) CHECK(id != gone);
 }
 
-TEST_CASE("discover: the drain stores the bucket's groups; reads keep them until t is up") {
+TEST_CASE("discover: the drain stores the bucket's groups, kept until t is up") {
   Cluster c;
   Configure(c, 5, 2, 5, 60);
   int64_t alice = c.AddUser("alice");
