@@ -2,7 +2,9 @@
 //
 // Frontend: a ROUTER speaking the ordinary protocol, so `--connect BROKER` works exactly as
 // against one weibod. Each request goes to the owner of its home shard (cluster/routing.h);
-// requests with no home shard go to the live nodes in turn. The broker answers itself
+// requests with no home shard go to the live nodes in turn, except an op whose home key is
+// kEveryNode (drain): it goes to every live node, each serves it for the shards it owns,
+// and the broker answers with the sum of their results (FanOut). The broker answers itself
 // only: malformed requests (as weibod would), `cluster_status`, and `unavailable` when the
 // owner is down — immediately, and for every request already forwarded to a node that dies.
 //
@@ -36,6 +38,7 @@
 #include "net/wire.h"
 #include "storage/failure.h"
 #include "weibo/cluster.h"
+#include "weibo/ops.h"
 
 namespace weibo::cluster {
 namespace {
@@ -65,6 +68,22 @@ struct InFlight {
   std::string body;
   std::string node;
   int redirects = 0;
+  uint64_t fanout = 0;  // a part of the FanOut of this key, or 0
+};
+
+// A kEveryNode request sent to every live node: their replies, gathered. The client gets
+// one reply once every part is answered (or its node went down): the integers of the
+// results summed key by key (other values from the first reply that has them), the first
+// error if any node refused, and a warning for each node or shard that was not served.
+struct FanOut {
+  Frames envelope;
+  Json id;
+  bool explain = false;  // the request asked for --explain: the nodes' lines, concatenated
+  int waiting = 0;       // parts not answered yet
+  int answered = 0;
+  Json result = Json::object();
+  Status error;
+  std::vector<std::string> explain_lines, warnings;
 };
 
 class Broker {
@@ -155,7 +174,11 @@ class Broker {
     f.id = wire.id;
     f.client = std::move(message.client);
     f.body = std::move(message.body);
-    Route(std::move(f), HomeShard(wire.request, count_, nullptr));
+    const OpSpec* op = FindOperation(wire.request.op);
+    if (op != nullptr && op->home == HomeKey::kEveryNode)
+      ToEveryNode(std::move(f), wire.explain);
+    else
+      Route(std::move(f), HomeShard(wire.request, count_, nullptr));
   }
 
   void ReplyClient(const Frames& envelope, const std::string& reply) {
@@ -187,13 +210,78 @@ class Broker {
         return;
       }
     }
+    if (!Forward(f, node)) FailClient(f, "node " + node + " is not connected");
+  }
+
+  // Sends a client request to node; false when it is not connected.
+  bool Forward(InFlight f, const std::string& node) {
     const std::string tag = std::to_string(++next_tag_);
-    if (!SendVerbTo(backend_, node, Verb::kReq, {tag, f.client, f.body})) {
-      FailClient(f, "node " + node + " is not connected");
-      return;
-    }
+    if (!SendVerbTo(backend_, node, Verb::kReq, {tag, f.client, f.body})) return false;
     f.node = node;
     inflight_[tag] = std::move(f);
+    return true;
+  }
+
+  // A kEveryNode request: one part to every live node. The shards of nodes that are down
+  // are not served, which the reply's warning says; with no live node it is unavailable.
+  void ToEveryNode(InFlight f, bool explain) {
+    FanOut fan;
+    fan.envelope = f.envelope;
+    fan.id = f.id;
+    fan.explain = explain;
+    const uint64_t key = ++next_fanout_;
+    std::string down;
+    for (int s = 0; s < count_; ++s)
+      if (!Alive(owner_[s])) down += (down.empty() ? "" : ",") + std::to_string(s);
+    if (!down.empty())
+      fan.warnings.push_back("shards " + down + " were not served: their node is down");
+    for (const auto& [name, info] : nodes_) {
+      if (!info.alive) continue;
+      InFlight part = f;
+      part.fanout = key;
+      if (Forward(std::move(part), name)) ++fan.waiting;
+    }
+    if (fan.waiting == 0) {
+      FailClient(f, count_ == 0 ? "no node of the cluster has registered with the broker yet"
+                                : "no node of the cluster is alive");
+      return;
+    }
+    fanouts_[key] = std::move(fan);
+  }
+
+  // One part of a FanOut answered (reply) or lost with its node (reply nullptr); the
+  // client's reply once it was the last.
+  void Gather(uint64_t key, const std::string* reply, const std::string& node) {
+    auto it = fanouts_.find(key);
+    if (it == fanouts_.end()) return;
+    FanOut& fan = it->second;
+    net::WireReply part;
+    if (reply == nullptr || !net::ParseReply(*reply, &part)) {
+      fan.warnings.push_back("node " + node + " did not answer: its shards were not served");
+    } else if (!part.status.ok()) {
+      if (fan.error.ok()) fan.error = part.status;
+    } else {
+      ++fan.answered;
+      for (auto& [name, value] : part.result.items()) {
+        Json& sum = fan.result[name];
+        if (sum.is_number_integer() && value.is_number_integer())
+          sum = sum.get<int64_t>() + value.get<int64_t>();
+        else if (sum.is_null())
+          sum = value;
+      }
+      for (auto& line : part.explain) fan.explain_lines.push_back(line);
+      for (auto& line : part.warnings) fan.warnings.push_back(line);
+    }
+    if (--fan.waiting > 0) return;
+    Result<Json> out = fan.result;
+    if (!fan.error.ok())
+      out = fan.error;
+    else if (fan.answered == 0)
+      out = Status(Code::kUnavailable, "no node of the cluster answered");
+    ReplyClient(
+        fan.envelope,
+        net::EncodeReply(fan.id, out, fan.explain ? &fan.explain_lines : nullptr, &fan.warnings));
+    fanouts_.erase(it);
   }
 
   // A registered node that is alive (an owner from the layout may never have registered).
@@ -237,13 +325,17 @@ class Broker {
     } else if (verb == Verb::kRep) {
       auto it = inflight_.find(frames[2]);
       if (it == inflight_.end() || it->second.job) return;  // failed meanwhile
-      ReplyClient(it->second.envelope, frames[3]);
+      if (it->second.fanout != 0)
+        Gather(it->second.fanout, &frames[3], sender);
+      else
+        ReplyClient(it->second.envelope, frames[3]);
       inflight_.erase(it);
     } else if (verb == Verb::kRedirect) {
       auto it = inflight_.find(frames[2]);
       if (it == inflight_.end() || it->second.job) return;
       InFlight f = std::move(it->second);
       inflight_.erase(it);
+      if (f.fanout != 0) return Gather(f.fanout, nullptr, sender);  // has no home: no redirect
       int shard = std::atoi(frames[3].c_str());
       if (++f.redirects > kMaxRedirects || shard < 0 || shard >= count_) {
         FailClient(f, "the cluster's nodes disagree on who owns shard " + frames[3]);
@@ -380,6 +472,8 @@ class Broker {
       if (it->second.job)
         SendVerbTo(backend_, it->second.envelope[0], Verb::kAck,
                    {it->second.envelope[1], AckRefused("node down")});
+      else if (it->second.fanout != 0)
+        Gather(it->second.fanout, nullptr, info.name);
       else
         FailClient(it->second, "node " + info.name + " went down before it answered");
       it = inflight_.erase(it);
@@ -400,7 +494,9 @@ class Broker {
   std::map<std::string, NodeInfo> nodes_;
   std::map<std::string, std::string> refused_;  // node name -> incarnation last refused
   std::unordered_map<std::string, InFlight> inflight_;
+  std::unordered_map<uint64_t, FanOut> fanouts_;
   uint64_t next_tag_ = 0;
+  uint64_t next_fanout_ = 0;
   size_t round_robin_ = 0;
 };
 

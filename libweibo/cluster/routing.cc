@@ -48,6 +48,7 @@ int HomeShard(const Request& request, int count, const NameResolver& resolve) {
           return static_cast<int>(*user % count);
         return -1;
       case HomeKey::kNone:
+      case HomeKey::kEveryNode:  // the broker sends it to every node (broker.cc)
         break;
     }
     return -1;

@@ -8,6 +8,7 @@
 //   kMessage  the message's shard, msg mod N (the gene method)
 //   kToken    the shard of the user a token names (flows/tokens.h)          (token_revoke)
 //   kNone     no home shard (-1): any live node; so is anything invalid or unknown
+//   kEveryNode  no home shard (-1) either: the broker sends it to every live node (drain)
 #ifndef WEIBO_CLUSTER_ROUTING_H_
 #define WEIBO_CLUSTER_ROUTING_H_
 

@@ -5,6 +5,8 @@
 // when there were any, and refreshes weibo-discover's groups when their t seconds are up
 // (flows/discover.cc). A daemon whose requests bring their own clock (--allow-clock) asks
 // for neither (keep_seen): its own clock is not the data's.
+// On a cluster node all of it is about the shards the node owns: the broker sends a
+// drain to every node and sums the replies (HomeKey::kEveryNode).
 #include "flows/flows.h"
 #include "jobs/jobs.h"
 
@@ -13,7 +15,8 @@ namespace weibo {
 Json Drain(Context& ctx, const Json& args) {
   int64_t applied = DrainAllPending(ctx);
   int64_t pending = 0;
-  for (int i = 0; i < ctx.shards().count(); ++i) pending += CountJobs(ctx.shards().At(i), 0);
+  for (int i = 0; i < ctx.shards().count(); ++i)
+    if (OwnsShard(ctx, i)) pending += CountJobs(ctx.shards().At(i), 0);
   Json out{{"applied", applied}, {"pending", pending}};
   if (!args.value("keep_seen", false)) {
     if (int64_t expired = ExpireLastSeen(ctx)) out["expired"] = expired;

@@ -11,10 +11,11 @@
 // users not active since (user_info.last_active). A read that stores an id commits in one
 // transaction on the user's shard and expiry in another, so a read in flight while its
 // user's id expires leaves either the new id (stored now: not expired) or none, never a
-// half; a read never moves the id backwards (SetSeen keeps the larger). In a cluster the
-// node that serves a drain request expires the ids on every shard, its own or not (as
-// fsck --repair writes any shard): a rare, idempotent DELETE, and nothing else drains them.
+// half; a read never moves the id backwards (SetSeen keeps the larger). In a cluster every
+// node gets a drain request (the broker sends it to all) and expires the ids of the shards
+// it owns; nothing else drains them.
 #include "flows/flows.h"
+#include "jobs/jobs.h"
 #include "storage/clock.h"
 #include "storage/failure.h"
 #include "tables/notification.h"
@@ -87,6 +88,7 @@ int64_t ExpireLastSeen(Context& ctx) {
   const int64_t cutoff = ctx.now() - kSeenExpiryMs;
   int64_t expired = 0;
   for (int i = 0; i < ctx.shards().count(); ++i) {
+    if (!OwnsShard(ctx, i)) continue;
     Shard& shard = ctx.shards().At(i);
     // A read first: most passes find nothing, and then take no write lock.
     if (!AnySeenExpired(shard, kSeenNotify, cutoff) &&

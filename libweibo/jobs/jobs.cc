@@ -222,10 +222,6 @@ bool IsRemote(Context& ctx, const JobRow& job) {
   return ctx.transport() != nullptr && !ctx.transport()->Owns(job.target_shard);
 }
 
-bool DrainsSource(Context& ctx, int shard) {
-  return ctx.transport() == nullptr || ctx.transport()->Owns(shard);
-}
-
 // Delivers the jobs for other nodes' shards that one drain collected, all at once (their
 // owners apply them in parallel), and marks the acknowledged ones done, one transaction
 // per source shard. The targets of unacknowledged jobs are flagged in *stuck (if given).
@@ -257,6 +253,9 @@ int64_t DeliverCollected(Context& ctx, std::vector<JobRow>* batch,
 }
 
 }  // namespace
+bool OwnsShard(Context& ctx, int shard) {
+  return ctx.transport() == nullptr || ctx.transport()->Owns(shard);
+}
 // --- end of the cluster hook ---------------------------------------------------------------
 
 namespace {
@@ -420,7 +419,7 @@ int64_t DrainAllPending(Context& ctx) {
     if (total > 0) ctx.Progress("applying pending jobs", n, std::max(total, n));
     more = false;
     for (int i = 0; i < ctx.shards().count(); ++i) {
-      if (!DrainsSource(ctx, i)) continue;
+      if (!OwnsShard(ctx, i)) continue;
       std::vector<JobRow> local, remote;
       for (JobRow& row : PendingJobs(ctx.shards().At(i), 256)) {
         if (stuck[row.target_shard]) continue;

@@ -32,8 +32,12 @@ bool SelfIdempotentJob(const JobRow& job);
 bool ApplyDeliveredJob(Context& ctx, const JobRow& job);
 // Applies every job the context created (and the jobs those create); returns how many.
 int64_t DrainCreated(Context& ctx);
-// Applies every pending job of every shard (worker, fsck --repair); returns how many.
+// Applies every pending job of every shard (worker, fsck --repair); returns how many. On a
+// cluster node only the outboxes of the shards it owns (OwnsShard).
 int64_t DrainAllPending(Context& ctx);
+// Whether this process drains the shard's outbox: every shard, but on a cluster node only
+// its own (the context's JobTransport says which).
+bool OwnsShard(Context& ctx, int shard);
 // Group commit (jobs.cc): syncs the WAL of every shard this process delivered to without
 // an fsync, then marks those jobs done. DrainCreated calls it once GroupCommit::limit
 // such jobs have gathered (at once when that is 0); a server calls it through

@@ -445,7 +445,7 @@ std::vector<OpSpec> Table() {
        // keep_seen: no expiry of last-seen ids (flows/notify.cc) in this pass — a daemon
        // whose requests bring their own clock (--allow-clock) runs its own passes so.
        {{"keep_seen", A::kFlag, false, "do not expire the last-seen ids of inactive users"}},
-       HomeKey::kNone,
+       HomeKey::kEveryNode,
        nullptr,
        Drain,
        nullptr,

@@ -57,6 +57,9 @@ enum class HomeKey {
   kMessage,  // args "msg": message id mod N (the gene method)
   kName,     // args "name": the name's shard, BLAKE2b-64(name) mod N
   kToken,    // args "token": the shard of the user the token names (weibo-token(1))
+  // No home shard, and not any one node: every live node serves it for the shards it owns,
+  // and the broker sums the integers of their results (drain: each node's outboxes).
+  kEveryNode,
 };
 
 // Runs an operation on an open cluster with validated arguments; returns the result JSON

@@ -52,6 +52,7 @@ const char* KeyOf(HomeKey home) {
     case HomeKey::kToken:
       return "token";
     case HomeKey::kNone:
+    case HomeKey::kEveryNode:
       break;
   }
   return nullptr;
@@ -115,6 +116,7 @@ TEST_CASE("routing reads the home key of the table: a request goes to its key's 
         break;
       }
       case HomeKey::kNone:
+      case HomeKey::kEveryNode:
         CHECK(home == -1);
         break;
     }
