@@ -56,6 +56,12 @@ void AddDaemonOptions(CLI::App& app, weibo::DaemonOptions& options) {
       ->type_name("N")
       ->check(CLI::Range(size_t{0}, size_t{100000}).description(""))
       ->capture_default_str();
+  app.add_option("--counter-cache", options.counter_cache,
+                 "hot counters: the counters of this many recently read messages kept in "
+                 "memory for count (0 to 10000000); 0: every read goes to its shard")
+      ->type_name("N")
+      ->check(CLI::Range(size_t{0}, size_t{10000000}).description(""))
+      ->capture_default_str();
   app.add_option("--drain-interval", options.drain_interval_ms,
                  "apply the outboxes' pending jobs (--async writes, crashed processes) "
                  "this often, between requests; 0: never")

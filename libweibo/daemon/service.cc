@@ -29,6 +29,8 @@ std::unique_ptr<Executor> Service::Open(bool explain) const {
   eo.transport = transport_;
   eo.on_event = on_event_;
   eo.group_commit = explain ? 0 : static_cast<int>(options_.group_commit);
+  // An explained request runs cold: its statements are what an embedded command runs.
+  eo.counter_cache = explain ? 0 : static_cast<int>(options_.counter_cache);
   return OpenEmbedded(eo);
 }
 

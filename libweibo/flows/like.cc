@@ -20,6 +20,7 @@
 #include "flows/message.h"
 #include "storage/clock.h"
 #include "storage/failure.h"
+#include "tables/counter_cache.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_like.h"
 
@@ -67,6 +68,8 @@ Json ChangeLike(Context& ctx, const Json& args, int64_t delta) {
 
 void EnqueueCounterDelta(Context& ctx, Shard& shard, const CounterDeltaJob& job) {
   Enqueue(ctx, shard, shard.index(), job);
+  // The live value moved (readers add pending deltas): a server's hot copy is forgotten.
+  if (CounterCache* cache = ctx.counter_cache()) cache->Forget(job.msg_id);
 }
 
 Json Like(Context& ctx, const Json& args) { return ChangeLike(ctx, args, +1); }

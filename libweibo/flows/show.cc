@@ -8,10 +8,11 @@
 // correction), oldest first, then each comment or repost from its author's shard. A page may hold
 // fewer than page_size items (deleted ones leave holes) and a page beyond the last one handed out
 // is empty; only an unknown message is not_found. count reads msg_counter rows, each on its
-// message's shard.
+// message's shard, or in a server the hot ones from memory (tables/counter_cache.h).
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "storage/failure.h"
+#include "tables/counter_cache.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_msg_relation.h"
 
@@ -57,11 +58,23 @@ Json Comments(Context& ctx, const Json& args) { return RelationPage(ctx, args, k
 Json Reposts(Context& ctx, const Json& args) { return RelationPage(ctx, args, kRepost); }
 
 Json Count(Context& ctx, const Json& args) {
+  CounterCache* cache = ctx.counter_cache();
+  std::vector<bool> validated(ctx.shards().count(), false);
   Json out = Json::array();
   for (const auto& id_json : args.at("msgs")) {
     int64_t msg_id = id_json.get<int64_t>();
-    auto c = GetLiveCounter(ctx.shards().ForMsg(msg_id), msg_id, CounterDeltaJob::kKind);
-    if (!c) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+    Shard& shard = ctx.shards().ForMsg(msg_id);
+    std::optional<CounterRow> c;
+    if (cache != nullptr) {
+      if (!validated[shard.index()]) cache->Validate(shard);  // once per shard and request
+      validated[shard.index()] = true;
+      c = cache->Find(shard.index(), msg_id);
+    }
+    if (!c) {
+      c = GetLiveCounter(shard, msg_id, CounterDeltaJob::kKind);
+      if (!c) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+      if (cache != nullptr) cache->Put(shard, *c);
+    }
     out.push_back(Json{{"id", std::to_string(msg_id)}, {"counts", CountsJson(*c)}});
   }
   return out;

@@ -19,6 +19,7 @@
 namespace weibo {
 
 class JobTransport;  // jobs/transport.h: set on a cluster node only
+class CounterCache;  // tables/counter_cache.h: set in a server only
 
 struct JobRef {
   int shard;
@@ -80,6 +81,10 @@ class Context {
   JobTransport* transport() const { return transport_; }
   void set_transport(JobTransport* transport) { transport_ = transport; }
 
+  // The server's hot counters (tables/counter_cache.h), or nullptr: every read is cold.
+  CounterCache* counter_cache() const { return counter_cache_; }
+  void set_counter_cache(CounterCache* cache) { counter_cache_ = cache; }
+
   // Where the events of the jobs applied here go (EmbeddedOptions::on_event); none by default.
   void set_event_sink(std::function<void(const Json&)> sink) { event_sink_ = std::move(sink); }
   void Publish(const Json& event) const {
@@ -135,6 +140,7 @@ class Context {
   std::vector<JobRef> created_;
   bool drain_ = true;
   JobTransport* transport_ = nullptr;
+  CounterCache* counter_cache_ = nullptr;
   std::string request_id_, request_op_, request_fingerprint_;
   std::vector<std::string> warnings_;
   std::function<void(const Json&)> event_sink_;

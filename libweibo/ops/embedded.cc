@@ -10,6 +10,7 @@
 #include "ops/args.h"
 #include "ops/authorize.h"
 #include "storage/failure.h"
+#include "tables/counter_cache.h"
 #include "tables/request_log.h"
 #include "weibo/ops.h"
 #include "weibo/time.h"
@@ -53,11 +54,14 @@ class Embedded : public Executor {
         Fail(Code::kInvalidRequest, request.op + " is not served to authenticated requests");
       if (op->local != nullptr) {  // init: the cluster it replaces must not stay open
         Finish(true);
+        counters_.reset();  // its hooks are on the shards' connections
         shards_.reset();
         return op->local(options_.data_dir, args);
       }
       if (!shards_) {
         shards_ = std::make_unique<ShardSet>(options_.data_dir, Log());
+        if (options_.counter_cache > 0)
+          counters_ = std::make_unique<CounterCache>(options_.counter_cache);
         group_commit_ = GroupCommit();
         group_commit_.limit = static_cast<size_t>(std::max(0, options_.group_commit));
         // A server (group commit on) merges counter deltas across requests (jobs.h). Not a
@@ -73,6 +77,7 @@ class Embedded : public Executor {
                   group_commit_);
       ctx.set_drain(options_.drain && !request.async);
       ctx.set_transport(options_.transport);
+      ctx.set_counter_cache(counters_.get());
       ctx.set_event_sink(options_.on_event);
       ctx.set_request(request.id, request.op,
                       request.id.empty() ? "" : RequestFingerprint(request.op, request.args));
@@ -110,7 +115,8 @@ class Embedded : public Executor {
   std::vector<std::string>* Log() { return options_.explain ? &log_ : nullptr; }
   EmbeddedOptions options_;
   std::unique_ptr<ShardSet> shards_;
-  GroupCommit group_commit_;  // the deliveries of every request, synced together
+  std::unique_ptr<CounterCache> counters_;  // after shards_: destroyed first (its hooks)
+  GroupCommit group_commit_;                // the deliveries of every request, synced together
   std::vector<std::string> log_;
   std::vector<std::string> warnings_;  // of the last Execute
 };

@@ -26,6 +26,9 @@ struct DaemonOptions {
   // marks wait for one shared sync of each shard; synced when this many have gathered,
   // when no request has come for a few milliseconds, and at least every 50 ms. 0: none.
   size_t group_commit = 256;
+  // Hot counters (EmbeddedOptions::counter_cache, weibod --counter-cache): the live
+  // counters of this many recently read messages kept in memory for weibo-count; 0: none.
+  size_t counter_cache = 100000;
   // Every this many milliseconds, between requests, one pass of the drain op over every
   // outbox: the jobs left pending by --async writes and by processes that crashed are
   // applied without waiting for weibo-worker, so a running daemon finishes them itself.

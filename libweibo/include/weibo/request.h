@@ -66,6 +66,10 @@ struct EmbeddedOptions {
   // Long-running servers (weibod, the bench) set it; a power cut loses no job either way,
   // since a job is marked done only once its delivery is synced.
   int group_commit = 0;
+  // Hot counters (weibod(1) --counter-cache): weibo-count serves the counters of this many
+  // recently read messages from memory, kept exact by the rules of weibo(7), HOT AND COLD
+  // COUNTERS. 0: none, every read goes to its shard (a one-shot command gains nothing).
+  int counter_cache = 0;
   // Called with each event as the job that records it is applied here, once per event:
   // {"event":"token_revoked","app","token_id","user_id","time"} when a revocation reaches
   // its app's events (weibo-app(1)). weibod --events publishes them. Default: none.

@@ -1,0 +1,86 @@
+#include "tables/counter_cache.h"
+
+#include <sqlite3.h>
+
+#include <cstring>
+
+#include "storage/shard.h"
+
+namespace weibo {
+
+CounterCache::~CounterCache() {
+  for (auto& w : watched_)
+    if (w && w->shard != nullptr) sqlite3_update_hook(w->shard->db(), nullptr, nullptr);
+}
+
+void CounterCache::OnUpdate(void* arg, int, const char*, const char* table, long long rowid) {
+  // Every row change of the connection comes here: only msg_counter's matter (rowid is
+  // its msg_id, an INTEGER PRIMARY KEY).
+  if (std::strcmp(table, "msg_counter") != 0) return;
+  static_cast<Watched*>(arg)->cache->Forget(rowid);
+}
+
+CounterCache::Watched& CounterCache::Slot(int shard) {
+  if (static_cast<size_t>(shard) >= watched_.size()) watched_.resize(shard + 1);
+  auto& w = watched_[shard];
+  if (!w) {
+    w = std::make_unique<Watched>();
+    w->cache = this;
+  }
+  return *w;
+}
+
+void CounterCache::Validate(Shard& shard) {
+  Watched& w = Slot(shard.index());
+  if (w.shard != &shard) {  // a connection not seen before: nothing cached is from it
+    sqlite3_update_hook(shard.db(), &CounterCache::OnUpdate, &w);
+    w.shard = &shard;
+    w.data_version = -1;
+  }
+  int64_t version = shard.Query("PRAGMA data_version").IntOr(-1);
+  if (version != w.data_version) {
+    ++w.generation;  // another connection committed: the shard's entries are dropped
+    w.data_version = version;
+  }
+}
+
+std::optional<CounterRow> CounterCache::Find(int shard, int64_t msg_id) {
+  auto it = entries_.find(msg_id);
+  if (it != entries_.end()) {
+    const Entry& e = *it->second;
+    if (e.shard == shard && static_cast<size_t>(shard) < watched_.size() && watched_[shard] &&
+        e.generation == watched_[shard]->generation) {
+      lru_.splice(lru_.begin(), lru_, it->second);
+      ++hits_;
+      return e.row;
+    }
+    lru_.erase(it->second);
+    entries_.erase(it);
+  }
+  ++misses_;
+  return std::nullopt;
+}
+
+void CounterCache::Put(Shard& shard, const CounterRow& row) {
+  if (capacity_ == 0) return;
+  const int s = shard.index();
+  if (static_cast<size_t>(s) >= watched_.size() || !watched_[s] || watched_[s]->shard != &shard)
+    return;  // not watched: its changes would go unnoticed
+  if (!sqlite3_get_autocommit(shard.db())) return;  // a write transaction's own view
+  Forget(row.msg_id);
+  lru_.push_front(Entry{row, s, watched_[s]->generation});
+  entries_[row.msg_id] = lru_.begin();
+  if (entries_.size() > capacity_) {
+    entries_.erase(lru_.back().row.msg_id);
+    lru_.pop_back();
+  }
+}
+
+void CounterCache::Forget(int64_t msg_id) {
+  auto it = entries_.find(msg_id);
+  if (it == entries_.end()) return;
+  lru_.erase(it->second);
+  entries_.erase(it);
+}
+
+}  // namespace weibo
