@@ -9,7 +9,8 @@
 namespace weibo::bench {
 
 void AddWorkloadOptions(CLI::App* app, WorkloadSpec* spec) {
-  app->add_option("--workload", spec->kind, "fanout, timeline or retwis")->capture_default_str();
+  app->add_option("--workload", spec->kind, "fanout, timeline, retwis or social")
+      ->capture_default_str();
   app->add_option("--seed", spec->seed, "seed of the generator: same seed, same trace")
       ->capture_default_str();
   app->add_option("--users", spec->users, "users created in the setup")->capture_default_str();
@@ -21,7 +22,7 @@ void AddWorkloadOptions(CLI::App* app, WorkloadSpec* spec) {
   app->add_option("--posts", spec->posts, "posts after the setup")->capture_default_str();
   app->add_option("--reads", spec->reads, "timeline workload: reads after the posts")
       ->capture_default_str();
-  app->add_option("--ops", spec->ops, "retwis workload: ops of the mix after the posts")
+  app->add_option("--ops", spec->ops, "retwis and social workloads: ops of the mix after the posts")
       ->capture_default_str();
   app->add_option("--count", spec->count, "items per timeline read, 1 to 200")
       ->capture_default_str();

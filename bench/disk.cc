@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -82,6 +83,40 @@ Result<int64_t> SumOverShards(const std::string& dir, const char* sql) {
     if (!ok) return Status(Code::kStorageError, "cannot read " + path + ": " + error);
   }
   return total;
+}
+
+Status ExecOnShards(const std::string& dir, const char* sql,
+                    const std::function<std::vector<int64_t>(int index)>& params) {
+  for (const auto& name : ShardFiles(dir, ".db")) {
+    int index = -1;
+    if (std::sscanf(name.c_str(), "shard-%d.db", &index) != 1) continue;
+    const std::string path = dir + "/" + name;
+    sqlite3* db = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
+    if (rc == SQLITE_OK) {
+      // As the library's connections: no checkpoint behind their back (storage/shard.h).
+      sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+      sqlite3_busy_timeout(db, 30000);
+      rc = sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+    }
+    const std::vector<int64_t> values = params ? params(index) : std::vector<int64_t>();
+    for (const char* tail = sql; rc == SQLITE_OK && tail != nullptr && *tail != '\0';) {
+      sqlite3_stmt* stmt = nullptr;
+      rc = sqlite3_prepare_v2(db, tail, -1, &stmt, &tail);
+      if (rc != SQLITE_OK || stmt == nullptr) break;  // an error, or only a comment left
+      for (int i = 1; i <= sqlite3_bind_parameter_count(stmt) && i <= int(values.size()); ++i)
+        sqlite3_bind_int64(stmt, i, values[i - 1]);
+      while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+      }
+      rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+      sqlite3_finalize(stmt);
+    }
+    if (rc == SQLITE_OK) rc = sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+    std::string error = rc == SQLITE_OK ? "" : db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);  // rolls back what did not commit
+    if (rc != SQLITE_OK) return Status(Code::kStorageError, "cannot write " + path + ": " + error);
+  }
+  return Status::Ok();
 }
 
 int64_t WrittenBytes() {

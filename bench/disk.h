@@ -4,7 +4,9 @@
 #define WEIBO_BENCH_DISK_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "weibo/status.h"
 
@@ -19,6 +21,11 @@ int64_t ClusterBytes(const std::string& dir);
 // Sums an integer query over every shard-*.db in dir, read-only (WAL readers never block
 // the writer, and a read-only connection never checkpoints). sql is a constant.
 Result<int64_t> SumOverShards(const std::string& dir, const char* sql);
+// Runs sql (one or more statements) in one transaction on every shard-*.db in dir, read-
+// write, outside the library (a bench's own setup). Each statement's ?1, ?2, ... are bound
+// to params(index) of the shard whose file it is, when params is given.
+Status ExecOnShards(const std::string& dir, const char* sql,
+                    const std::function<std::vector<int64_t>(int index)>& params = nullptr);
 // The SQL for SumOverShards. kStoredBytes: bytes in use inside the databases' pages (the
 // dbstat table: page size minus unused bytes), read through the WAL, so a checkpoint does
 // not change it; kPagesInUse is the coarser fallback for an SQLite built without dbstat.

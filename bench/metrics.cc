@@ -92,6 +92,14 @@ ModeMetrics Derive(const ModeRun& run, const TraceModel& model, const Baselines*
     m.slowest_author = model.author[static_cast<size_t>(run.slowest_post_op)];
     m.slowest_fans = model.fans[static_cast<size_t>(run.slowest_post_op)];
   }
+  auto like = run.ops.find("like");
+  if (like != run.ops.end() && like->second.latency.count() > 0) {
+    m.likes = like->second.latency.count();
+    m.likes_per_s = like->second.latency.PerSecond();
+    if (run.storage_measured && run.before.counter_updates >= 0)
+      m.counter_writes_per_like =
+          Per(static_cast<double>(run.after.counter_updates - run.before.counter_updates), m.likes);
+  }
   auto read = run.ops.find("timeline");
   if (read != run.ops.end() && read->second.latency.count() > 0) {
     const OpStats& s = read->second;
@@ -133,6 +141,9 @@ Json ModeMetrics::ToJson() const {
               {"db_bytes_per_post", Number(db_bytes_per_post)},
               {"file_bytes_per_post", Number(file_bytes_per_post)},
               {"written_bytes_per_post", Number(written_bytes_per_post)},
+              {"likes", likes},
+              {"likes_per_s", Number(likes_per_s)},
+              {"counter_writes_per_like", Number(counter_writes_per_like)},
               {"timeline_reads", reads},
               {"timeline_reads_per_s", Number(reads_per_s)},
               {"timeline_latency_ms",

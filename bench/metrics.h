@@ -14,6 +14,9 @@
 //                      as the library truncates a WAL past 4 MiB (JSON: file_bytes_per_post)
 //   written bytes/post bytes passed to write(2) inside post ops, per post
 //   reads/s and the percentiles: timeline ops, timed the same way
+//   counter writes/like  UPDATE msg_counter statements of the measured phase (rows of
+//                      msg_counter updated, counted by a trigger: counters.h) per like op;
+//                      every counter update counts, comments' and reposts' too
 #ifndef WEIBO_BENCH_METRICS_H_
 #define WEIBO_BENCH_METRICS_H_
 
@@ -68,6 +71,8 @@ struct ModeMetrics {
          read_max = kNone;
   double rows_read_per_read = kNone, statements_per_read = kNone, shards_per_read = kNone;
   int64_t db_bytes = 0, file_bytes = 0;  // at the end: bytes stored; files + WALs
+  int64_t likes = 0;
+  double likes_per_s = kNone, counter_writes_per_like = kNone;
   Against against;  // deliveries/s beside the baselines run right after this mode
   bool has_star = false;
   StarMetrics star;

@@ -67,6 +67,7 @@ struct ModeRun {
     int64_t inbox_rows = 0;                // msg_index rows
     int64_t db_bytes = 0;                  // bytes stored in the shard databases' pages
     int64_t file_bytes = 0;                // shard files and their WALs
+    int64_t counter_updates = -1;          // msg_counter rows updated so far; -1: not counted
   } before, after;                         // the measured phase
   int64_t slowest_post_op = -1;            // trace index of the slowest post, or -1
   std::vector<std::string> error_samples;  // the first few, "line N: op: code: message"

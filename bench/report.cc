@@ -148,6 +148,13 @@ Table BenchTable(const std::vector<ModeMetrics>& modes, bool async) {
   t.Add("timeline p50 ms", "ms", Column(modes, &M::read_p50), 3);
   t.Add("timeline p99 ms", "ms", Column(modes, &M::read_p99), 3);
   t.Add("timeline p999 ms", "ms", Column(modes, &M::read_p999), 3);
+  bool likes = false;
+  for (const auto& m : modes) likes = likes || m.likes > 0;
+  if (likes) {
+    t.Add("likes", "ops", Counts(modes, &M::likes), 0);
+    t.Add("likes/s", "1/s", Column(modes, &M::likes_per_s), 1);
+    t.Add("counter writes/like", "statements", Column(modes, &M::counter_writes_per_like), 3);
+  }
   t.Add("errors", "ops", Counts(modes, &M::errors), 0);
   if (Peer(modes) != nullptr) {
     t.Add("setup s", "s", Column(modes, &M::setup_seconds), 1);

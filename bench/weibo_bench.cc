@@ -3,6 +3,7 @@
 //   gen     writes the workload as a trace (JSON Lines)
 //   replay  runs a trace in a fresh cluster per feed mode and reports
 //   run     gen + replay in process
+//   counters  the targets of seed 004's counters, hot and cold, likes, notifications
 //
 // See weibo-bench(1) for what each number means.
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "baselines.h"
 #include "cli_support.h"
+#include "counters.h"
 #include "driver.h"
 #include "metrics.h"
 #include "report.h"
@@ -263,6 +265,62 @@ int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t de
   return Report(flags, info, model, runs.value(), after_modes, explained.str(), dir);
 }
 
+struct CountersFlags {
+  std::string data, now = "2024-01-01T00:00:00Z";
+  bool json = false, progress = false;
+};
+
+void AddCountersOptions(CLI::App* app, CountersOptions* o, CountersFlags* f) {
+  app->add_option("--shards", o->shards, "shards of each cluster")
+      ->check(CLI::IsMember({1, 2, 4, 8, 16, 32, 64, 128, 256}))
+      ->capture_default_str();
+  app->add_option("--ids", o->ids, "message ids per count call")
+      ->check(CLI::Range(1, 200))
+      ->capture_default_str();
+  app->add_option("--rounds", o->rounds, "count calls on each side, hot and cold")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app->add_option("--likes", o->likes, "likes of the one message, by as many users")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app->add_option("--small-users", o->small_users, "users of the smaller notify cluster")
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
+  app->add_option("--large-users", o->large_users, "users of the larger notify cluster")
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
+  app->add_option("--sends", o->sends, "notify sends timed in each cluster")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app->add_option("--unreads", o->unreads, "unread calls in each cluster, random users")
+      ->check(CLI::Range(1, 10000000))
+      ->capture_default_str();
+  app->add_option("--weibod", o->weibod, "the weibod binary (default: next to this one)")
+      ->type_name("PATH");
+  app->add_option("--data", f->data, "keep the clusters in DIR")->type_name("DIR");
+  app->add_option("--now", f->now, "clock of the setup")->capture_default_str();
+  app->add_flag("--json", f->json, "print the results as one JSON object instead of the tables");
+  app->add_flag("--progress", f->progress,
+                "report progress on standard error even when it is not a terminal (CI logs)");
+}
+
+int CountersMain(CountersOptions o, const CountersFlags& f) {
+  auto clock = ParseClock(f.now);
+  if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), f.json);
+  if (clock.value() != 0) o.now_ms = clock.value();
+  auto work = WorkDir::Make(f.data, kProgram);
+  if (!work.ok()) return cli::ReportError(kProgram, work.status(), f.json);
+  Progress progress(f.progress);
+  auto r = RunCounters(work.value().path(), o, progress);
+  if (!r.ok()) return cli::ReportError(kProgram, r.status(), f.json);
+  if (f.json)
+    std::cout << r.value().ToJson().dump() << "\n";
+  else
+    r.value().Print(std::cout);
+  if (!work.value().temporary()) std::cerr << "\nclusters kept in " << work.value().path() << "\n";
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app("Benchmark the push, pull and hybrid feed modes on one reproducible workload.",
                kProgram);
@@ -291,7 +349,14 @@ int Main(int argc, char** argv) {
                   "measured alone")
       ->capture_default_str();
 
+  CountersOptions counters;
+  CountersFlags counters_flags;
+  CLI::App* counters_cmd = app.add_subcommand(
+      "counters", "measure hot and cold counts, 1000 likes and notifications through weibod");
+  AddCountersOptions(counters_cmd, &counters, &counters_flags);
+
   if (auto exit = cli::ParseArgs(app, argc, argv)) return *exit;
+  if (counters_cmd->parsed()) return CountersMain(counters, counters_flags);
 
   if (replay->parsed()) {
     auto clock = ParseClock(replay_now);

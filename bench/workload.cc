@@ -1,6 +1,7 @@
 #include "workload.h"
 
 #include <algorithm>
+#include <set>
 
 #include "graph.h"
 #include "rng.h"
@@ -26,6 +27,10 @@ class Generator {
         post_rng_(Rng(spec.seed).Fork(2)),
         read_rng_(Rng(spec.seed).Fork(3)),
         mix_rng_(Rng(spec.seed).Fork(4)),
+        // social: a message by its recency rank (0 the newest), over every message made.
+        recent_(static_cast<uint64_t>(
+                    spec.kind == "social" ? spec.users * spec.history + spec.posts + spec.ops : 1),
+                spec.zipf),
         // Ranks for users who join during the mix too: they get the least popular ranks.
         zipf_(static_cast<uint64_t>(spec.users + (spec.kind == "retwis" ? spec.ops : 0)),
               spec.zipf) {
@@ -51,6 +56,8 @@ class Generator {
       for (int64_t i = 0; i < spec_.reads; ++i) Read();
     if (spec_.kind == "retwis")
       for (int64_t i = 0; i < spec_.ops; ++i) MixOp();
+    if (spec_.kind == "social")
+      for (int64_t i = 0; i < spec_.ops; ++i) SocialOp();
     return std::move(trace_);
   }
 
@@ -140,6 +147,57 @@ class Generator {
   void PostBy(int64_t author) {
     ++messages_;
     Emit("post", Json{{"user", Id(author)}, {"content", Content(messages_, author)}});
+    authors_.push_back(author);
+  }
+
+  // social: the k-th message made (1-based, the trace's "#k"), or 0 when none is live. Most
+  // picks are recent ones (Zipf over recency), as feeds show them: a few hot messages get
+  // most of the likes, comments and reposts.
+  int64_t HotMessage() {
+    const int64_t n = static_cast<int64_t>(authors_.size());
+    for (int tries = 0; tries < kAttachTries; ++tries) {
+      int64_t rank = static_cast<int64_t>(recent_.Sample(mix_rng_));
+      if (rank < n && !deleted_.count(n - rank)) return n - rank;
+    }
+    for (int64_t k = n; k >= 1; --k)
+      if (!deleted_.count(k)) return k;
+    return 0;
+  }
+
+  // A message made by a user (comment: on msg; repost: of msg).
+  void Respond(const char* op, int64_t user, int64_t msg) {
+    ++messages_;
+    Emit(op, Json{{"user", Id(user)},
+                  {"msg", "#" + std::to_string(msg)},
+                  {"content", Content(messages_, user)}});
+    authors_.push_back(user);
+  }
+
+  // social (weibo-bench(1)): 20% post, 30% like (an unlike when the user likes it already),
+  // 8% comment, 5% repost, 2% delete by the author, 30% home timeline read, and 5%
+  // notifications: 0.5% send, 3.5% unread, 1% read.
+  void SocialOp() {
+    const double r = mix_rng_.Unit();
+    const int64_t user = Popular(reader_rank_, read_rng_);
+    if (r < 0.20) return Post();
+    if (r >= 0.65 && r < 0.95) return Read();
+    if (r >= 0.95) {
+      const char* op = r < 0.955 ? "notify_send" : r < 0.99 ? "notify_unread" : "notify_read";
+      if (r < 0.955) return Emit(op, Json{{"content", "notice " + std::to_string(trace_.size())}});
+      return Emit(op, Json{{"user", Id(user)}});
+    }
+    int64_t msg = HotMessage();
+    if (msg == 0) return Post();
+    if (r < 0.50) {
+      const bool liked = !likes_.insert({user, msg}).second;
+      if (liked) likes_.erase({user, msg});
+      return Emit(liked ? "unlike" : "like",
+                  Json{{"user", Id(user)}, {"msg", "#" + std::to_string(msg)}});
+    }
+    if (r < 0.58) return Respond("comment", user, msg);
+    if (r < 0.63) return Respond("repost", user, msg);
+    deleted_.insert(msg);
+    Emit("delete", Json{{"user", Id(authors_[msg - 1])}, {"msg", "#" + std::to_string(msg)}});
   }
 
   void Read() {
@@ -162,7 +220,11 @@ class Generator {
   const WorkloadSpec& spec_;
   Rng graph_rng_, post_rng_, read_rng_, mix_rng_;
   Zipf zipf_;
+  Zipf recent_;
   std::vector<uint64_t> author_rank_, reader_rank_;
+  std::vector<int64_t> authors_;                 // of the k-th message made, at k - 1
+  std::set<int64_t> deleted_;                    // social: messages deleted ("#k" numbers)
+  std::set<std::pair<int64_t, int64_t>> likes_;  // social: (user, message) liked now
   std::vector<int64_t> attach_pool_;
   FollowGraph graph_;
   int64_t messages_ = 0;
@@ -190,8 +252,9 @@ Json WorkloadSpec::ToJson() const {
 
 Status CheckSpec(const WorkloadSpec& spec) {
   auto bad = [](const std::string& what) { return Status(Code::kInvalidArgument, what); };
-  if (spec.kind != "fanout" && spec.kind != "timeline" && spec.kind != "retwis")
-    return bad("--workload must be fanout, timeline or retwis, not '" + spec.kind + "'");
+  if (spec.kind != "fanout" && spec.kind != "timeline" && spec.kind != "retwis" &&
+      spec.kind != "social")
+    return bad("--workload must be fanout, timeline, retwis or social, not '" + spec.kind + "'");
   if (spec.users < 2 || spec.users > 10000000) return bad("--users must be from 2 to 10000000");
   if (spec.follows < 1 || spec.follows > 1000) return bad("--follows must be from 1 to 1000");
   if (spec.posts < 0 || spec.reads < 0 || spec.ops < 0 || spec.history < 0)

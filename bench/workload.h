@@ -15,6 +15,10 @@
 //   timeline  `posts` posts, then `reads` home-timeline reads by Zipf-distributed readers;
 //   retwis    `posts` posts, then `ops` ops drawn from Retwis' mix: 5% new user, 15%
 //             follow/unfollow (two follows to one unfollow), 30% post, 50% timeline read.
+//   social    `posts` posts, then `ops` ops of a microblog's day (seed 004): 20% post, 30%
+//             like (or unlike of what the user likes), 8% comment, 5% repost, 2% delete,
+//             30% home timeline read, 5% notifications (send, unread, read). Likes,
+//             comments and reposts go to recent messages by Zipf over their recency.
 //
 // Op k runs at start + k * step: "now" is in every op's args, so replaying the trace
 // anywhere gives the same ids and the same times. Same spec, same trace, byte for byte.
@@ -29,7 +33,7 @@
 namespace weibo::bench {
 
 struct WorkloadSpec {
-  std::string kind = "fanout";  // fanout | timeline | retwis
+  std::string kind = "fanout";  // fanout | timeline | retwis | social
   uint64_t seed = 1;
   int64_t users = 1000;
   double follows = 10;                 // mean out-degree of the follow graph

@@ -1,0 +1,337 @@
+#include "counters.h"
+
+#include <chrono>
+#include <cmath>
+#include <ostream>
+
+#include "cluster.h"
+#include "disk.h"
+#include "rng.h"
+#include "stats.h"
+#include "table.h"
+#include "weibo/cluster.h"
+#include "weibod_child.h"
+
+namespace weibo::bench {
+
+const char kCounterUpdates[] = "SELECT n FROM bench_counter_updates";
+
+Status InstallCounterUpdateCounter(const std::string& dir) {
+  return ExecOnShards(dir,
+                      "CREATE TABLE IF NOT EXISTS bench_counter_updates(n INTEGER NOT NULL);"
+                      "INSERT INTO bench_counter_updates SELECT 0"
+                      " WHERE NOT EXISTS (SELECT 1 FROM bench_counter_updates);"
+                      "CREATE TRIGGER IF NOT EXISTS bench_count_counter_updates"
+                      " AFTER UPDATE ON msg_counter"
+                      " BEGIN UPDATE bench_counter_updates SET n = n + 1; END;");
+}
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+int64_t Nanos(SteadyClock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - t0).count();
+}
+
+// Runs request on executor, timed into *lat when given; the result or its error.
+Result<Json> Timed(Executor& executor, const Request& request, Latencies* lat) {
+  auto t0 = SteadyClock::now();
+  Result<Json> r = executor.Execute(request);
+  if (lat != nullptr) lat->Add(Nanos(t0));
+  return r;
+}
+
+// Setup ops on an embedded executor, loaded without fsyncs (weibo/storage.h); Close
+// flushes the files, so the measured phase is not charged for the setup's pages.
+class Setup {
+ public:
+  Setup(std::string dir, int64_t now_ms) : dir_(std::move(dir)) {
+    SetDurableCommits(false);
+    EmbeddedOptions eo;
+    eo.data_dir = dir_;
+    eo.now_ms = now_ms;
+    executor_ = OpenEmbedded(eo);
+  }
+  ~Setup() { Close(); }
+  Result<Json> Run(const std::string& op, Json args) { return executor_->Execute({op, args}); }
+  void Close() {
+    if (!executor_) return;
+    executor_.reset();
+    SetDurableCommits(true);
+    FlushShards(dir_);
+  }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<Executor> executor_;
+};
+
+// A fresh cluster in dir and `users` users u1..uN made by user_add.
+Status MakeUsers(const std::string& dir, int shards, int64_t users, int64_t now_ms,
+                 Setup** out, std::unique_ptr<Setup>* owner) {
+  ClusterOptions c;
+  c.shards = shards;
+  Status s = CreateCluster(dir, "hybrid", c);
+  if (!s.ok()) return s;
+  *owner = std::make_unique<Setup>(dir, now_ms);
+  *out = owner->get();
+  for (int64_t u = 1; u <= users; ++u) {
+    auto r = (*out)->Run("user_add", Json{{"name", "u" + std::to_string(u)}});
+    if (!r.ok()) return r.status();
+  }
+  return Status::Ok();
+}
+
+std::string IdOf(const Json& result) { return result.at("id").get<std::string>(); }
+
+Result<std::unique_ptr<WeibodChild>> StartWeibod(const CountersOptions& o,
+                                                 const std::string& dir) {
+  return WeibodChild::Start(o.weibod.empty() ? WeibodNextToProgram() : o.weibod, dir, 256,
+                            dir + "/weibod.log");
+}
+
+std::unique_ptr<Executor> Client(const std::string& endpoint) {
+  RemoteOptions remote;
+  remote.endpoint = endpoint;
+  remote.timeout_ms = 60000;
+  return OpenRemote(remote);
+}
+
+// Hot against cold count calls through one weibod.
+Status HotCold(const std::string& dir, const CountersOptions& o, Progress& progress,
+               CountersResult* r) {
+  Setup* setup = nullptr;
+  std::unique_ptr<Setup> owner;
+  // One author per shard, so the ids of a call spread over every shard.
+  Status s = MakeUsers(dir, o.shards, o.shards, o.now_ms, &setup, &owner);
+  if (!s.ok()) return s;
+  const int64_t posts = o.ids * (o.rounds + 1);
+  progress.Stage("counters: hot/cold setup", posts);
+  std::vector<Json> ids;
+  for (int64_t k = 0; k < posts; ++k) {
+    auto p = setup->Run("post", Json{{"user", 1 + k % o.shards}, {"content", "count me"}});
+    if (!p.ok()) return p.status();
+    ids.push_back(IdOf(p.value()));
+    progress.Step(k + 1);
+  }
+  setup->Close();
+  auto weibod = StartWeibod(o, dir);
+  if (!weibod.ok()) return weibod.status();
+  auto client = Client(weibod.value()->endpoint());
+  auto batch = [&](int64_t b) {
+    return Request{"count", Json{{"msgs", Json(std::vector<Json>(ids.begin() + b * o.ids,
+                                                                 ids.begin() + (b + 1) * o.ids))}}};
+  };
+  const Request hot = batch(0);
+  Latencies hot_lat, cold_lat;
+  Result<Json> warm = client->Execute(hot);  // read once: in the daemon's memory from now on
+  progress.Stage("counters: hot/cold", o.rounds);
+  for (int64_t b = 1; warm.ok() && b <= o.rounds; ++b) {
+    warm = Timed(*client, hot, &hot_lat);
+    if (warm.ok()) warm = Timed(*client, batch(b), &cold_lat);
+    progress.Step(b);
+  }
+  Status stopped = weibod.value()->Stop();
+  if (!warm.ok()) return warm.status();
+  if (!stopped.ok()) return stopped;
+  r->ids = o.ids;
+  r->hot_calls_per_s = hot_lat.PerSecond();
+  r->cold_calls_per_s = cold_lat.PerSecond();
+  r->hot_p50_ms = hot_lat.PercentileMs(50);
+  r->cold_p50_ms = cold_lat.PercentileMs(50);
+  return Status::Ok();
+}
+
+// o.likes likes of one message through weibod, then a drain.
+Status Likes(const std::string& dir, const CountersOptions& o, Progress& progress,
+             CountersResult* r) {
+  Setup* setup = nullptr;
+  std::unique_ptr<Setup> owner;
+  progress.Stage("counters: likes setup", 0);
+  Status s = MakeUsers(dir, o.shards, o.likes + 1, o.now_ms, &setup, &owner);
+  if (!s.ok()) return s;
+  auto post = setup->Run("post", Json{{"user", 1}, {"content", "liked by everyone"}});
+  if (!post.ok()) return post.status();
+  const std::string msg = IdOf(post.value());
+  setup->Close();
+  s = InstallCounterUpdateCounter(dir);
+  if (!s.ok()) return s;
+  auto weibod = StartWeibod(o, dir);
+  if (!weibod.ok()) return weibod.status();
+  auto client = Client(weibod.value()->endpoint());
+  progress.Stage("counters: likes", o.likes);
+  Result<Json> done = Json();
+  auto t0 = SteadyClock::now();
+  for (int64_t u = 2; done.ok() && u <= o.likes + 1; ++u) {
+    done = client->Execute({"like", Json{{"user", std::to_string(u)}, {"msg", msg}}});
+    progress.Step(u - 1);
+  }
+  const double seconds = Nanos(t0) / 1e9;
+  if (done.ok()) done = client->Execute({"drain", Json::object()});
+  if (done.ok()) done = client->Execute({"count", Json{{"msgs", Json::array({msg})}}});
+  Status stopped = weibod.value()->Stop();
+  if (!done.ok()) return done.status();
+  if (!stopped.ok()) return stopped;
+  auto updates = SumOverShards(dir, kCounterUpdates);
+  if (!updates.ok()) return updates.status();
+  r->likes = o.likes;
+  r->counter_updates = updates.value();
+  r->like_count = done.value().at(0).at("counts").at("like_count").get<int64_t>();
+  r->likes_per_s = seconds > 0 ? o.likes / seconds : 0;
+  return Status::Ok();
+}
+
+// Users 1..users, loaded with SQL: a user_info row on shard u mod N and a stored last-read
+// notification id 0, as if each had read once before any notification was sent. No name
+// rows: the bench names them by id only.
+Status LoadUsers(const std::string& dir, int shards, int64_t users, int64_t now_ms) {
+  return ExecOnShards(
+      dir,
+      "WITH RECURSIVE k(id) AS (SELECT ?1 UNION ALL SELECT id + ?2 FROM k WHERE id + ?2 <= ?3)"
+      " INSERT INTO user_info(user_id, user_name, created, last_active)"
+      " SELECT id, 'b' || id, ?4, ?4 FROM k WHERE id >= 1;"
+      "WITH RECURSIVE k(id) AS (SELECT ?1 UNION ALL SELECT id + ?2 FROM k WHERE id + ?2 <= ?3)"
+      " INSERT INTO last_seen(user_id, kind, last_id, time) SELECT id, 0, 0, ?4 FROM k"
+      " WHERE id >= 1;",
+      [&](int index) {
+        return std::vector<int64_t>{index == 0 ? shards : index, shards, users, now_ms};
+      });
+}
+
+// Write statements (INSERT, UPDATE, DELETE) in an --explain log.
+int64_t Writes(const std::vector<std::string>& log) {
+  int64_t n = 0;
+  for (const std::string& line : log) {
+    size_t sql = line.find(": ");
+    std::string stmt = sql == std::string::npos ? line : line.substr(sql + 2);
+    for (const char* verb : {"INSERT", "UPDATE", "DELETE"})
+      if (stmt.rfind(verb, 0) == 0) ++n;
+  }
+  return n;
+}
+
+Status Notify(const std::string& dir, const CountersOptions& o, int64_t users,
+              Progress& progress, CountersResult::Notify* r) {
+  ClusterOptions c;
+  c.shards = o.shards;
+  Status s = CreateCluster(dir, "hybrid", c);
+  if (!s.ok()) return s;
+  progress.Stage("counters: notify, " + std::to_string(users) + " users", 0);
+  s = LoadUsers(dir, o.shards, users, o.now_ms);
+  if (!s.ok()) return s;
+  FlushShards(dir);
+  EmbeddedOptions eo;
+  eo.data_dir = dir;
+  eo.now_ms = o.now_ms;
+  eo.explain = true;
+  auto explained = OpenEmbedded(eo);
+  Result<Json> done = explained->Execute({"notify_send", Json{{"content", "counted"}}});
+  if (!done.ok()) return done.status();
+  r->users = users;
+  r->send_writes = Writes(explained->Explain());
+  explained.reset();
+  eo.explain = false;
+  auto executor = OpenEmbedded(eo);
+  Latencies sends, unreads;
+  for (int64_t k = 0; done.ok() && k < o.sends; ++k)
+    done = Timed(*executor, {"notify_send", Json{{"content", "to everyone"}}}, &sends);
+  Rng rng(users);
+  for (int64_t k = 0; done.ok() && k < o.unreads; ++k) {
+    const int64_t user = 1 + static_cast<int64_t>(rng.Below(users));
+    done = Timed(*executor, {"notify_unread", Json{{"user", std::to_string(user)}}}, &unreads);
+    // Every user read before any send: all of them are unread.
+    if (done.ok() && done.value().at("unread").get<int64_t>() != o.sends + 1)
+      return Status(Code::kStorageError, "user " + std::to_string(user) + " has " +
+                                             done.value().at("unread").dump() + " unread, want " +
+                                             std::to_string(o.sends + 1));
+  }
+  if (!done.ok()) return done.status();
+  r->send_p50_ms = sends.PercentileMs(50);
+  r->unread_p50_ms = unreads.PercentileMs(50);
+  r->unread_p99_ms = unreads.PercentileMs(99);
+  return Status::Ok();
+}
+
+double Ratio(double a, double b) { return b > 0 ? a / b : NAN; }
+
+Json NotifyJson(const CountersResult::Notify& n) {
+  return Json{{"users", n.users},
+              {"send_write_statements", n.send_writes},
+              {"send_p50_ms", n.send_p50_ms},
+              {"unread_p50_ms", n.unread_p50_ms},
+              {"unread_p99_ms", n.unread_p99_ms}};
+}
+
+}  // namespace
+
+Result<CountersResult> RunCounters(const std::string& work_dir, const CountersOptions& o,
+                                   Progress& progress) {
+  CountersResult r;
+  Status s = HotCold(work_dir + "/count", o, progress, &r);
+  if (s.ok()) s = Likes(work_dir + "/likes", o, progress, &r);
+  if (s.ok()) s = Notify(work_dir + "/notify-small", o, o.small_users, progress, &r.small);
+  if (s.ok()) s = Notify(work_dir + "/notify-large", o, o.large_users, progress, &r.large);
+  progress.Clear();
+  if (!s.ok()) return s;
+  return r;
+}
+
+Json CountersResult::ToJson() const {
+  return Json{
+      {"count",
+       {{"ids", ids},
+        {"hot_calls_per_s", hot_calls_per_s},
+        {"cold_calls_per_s", cold_calls_per_s},
+        {"hot_p50_ms", hot_p50_ms},
+        {"cold_p50_ms", cold_p50_ms},
+        {"hot_to_cold", Ratio(hot_calls_per_s, cold_calls_per_s)}}},
+      {"likes",
+       {{"likes", likes},
+        {"counter_updates", counter_updates},
+        {"like_count", like_count},
+        {"likes_per_s", likes_per_s}}},
+      {"notify",
+       {{"small", NotifyJson(small)},
+        {"large", NotifyJson(large)},
+        {"send_writes_large_to_small",
+         Ratio(static_cast<double>(large.send_writes), static_cast<double>(small.send_writes))},
+        {"unread_p99_large_to_small", Ratio(large.unread_p99_ms, small.unread_p99_ms)}}}};
+}
+
+void CountersResult::Print(std::ostream& out) const {
+  Table count;
+  count.columns = {"hot", "cold", "hot/cold"};
+  count.Add("count calls/s", "1/s",
+            {hot_calls_per_s, cold_calls_per_s, Ratio(hot_calls_per_s, cold_calls_per_s)}, 2);
+  count.Add("count p50 ms", "ms", {hot_p50_ms, cold_p50_ms, Ratio(cold_p50_ms, hot_p50_ms)}, 3);
+  out << "count of " << ids << " ids through weibod: the same ids (hot) against ids never read "
+         "(cold), alternated\n\n";
+  count.Print(out);
+  out << "\n" << likes << " likes of one message by as many users through weibod, then a drain\n"
+      << "  UPDATE msg_counter statements: " << counter_updates << "\n"
+      << "  like_count after the drain:    " << like_count << "\n"
+      << "  likes/s:                       " << FormatNumber(likes_per_s, 0) << "\n\n";
+  Table notify;
+  notify.columns = {std::to_string(small.users) + " users", std::to_string(large.users) + " users",
+                    "ratio"};
+  notify.Add("notify send: write statements", "statements",
+             {double(small.send_writes), double(large.send_writes),
+              Ratio(double(large.send_writes), double(small.send_writes))},
+             0);
+  notify.Add("notify send p50 ms", "ms",
+             {small.send_p50_ms, large.send_p50_ms, Ratio(large.send_p50_ms, small.send_p50_ms)},
+             3);
+  notify.Add("unread p50 ms", "ms",
+             {small.unread_p50_ms, large.unread_p50_ms,
+              Ratio(large.unread_p50_ms, small.unread_p50_ms)},
+             3);
+  notify.Add("unread p99 ms", "ms",
+             {small.unread_p99_ms, large.unread_p99_ms,
+              Ratio(large.unread_p99_ms, small.unread_p99_ms)},
+             3);
+  out << "notifications: one list for everyone, one last-read id per user\n\n";
+  notify.Print(out);
+}
+
+}  // namespace weibo::bench
