@@ -177,7 +177,7 @@ Status Likes(const std::string& dir, const CountersOptions& o, Progress& progres
   if (!updates.ok()) return updates.status();
   r->likes = o.likes;
   r->counter_updates = updates.value();
-  r->like_count = done.value().at(0).at("counts").at("like_count").get<int64_t>();
+  r->like_count = done.value().at(0).at("counts").at("likes").get<int64_t>();
   r->likes_per_s = seconds > 0 ? o.likes / seconds : 0;
   return Status::Ok();
 }

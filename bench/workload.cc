@@ -27,13 +27,13 @@ class Generator {
         post_rng_(Rng(spec.seed).Fork(2)),
         read_rng_(Rng(spec.seed).Fork(3)),
         mix_rng_(Rng(spec.seed).Fork(4)),
+        // Ranks for users who join during the mix too: they get the least popular ranks.
+        zipf_(static_cast<uint64_t>(spec.users + (spec.kind == "retwis" ? spec.ops : 0)),
+              spec.zipf),
         // social: a message by its recency rank (0 the newest), over every message made.
         recent_(static_cast<uint64_t>(
                     spec.kind == "social" ? spec.users * spec.history + spec.posts + spec.ops : 1),
-                spec.zipf),
-        // Ranks for users who join during the mix too: they get the least popular ranks.
-        zipf_(static_cast<uint64_t>(spec.users + (spec.kind == "retwis" ? spec.ops : 0)),
-              spec.zipf) {
+                spec.zipf) {
     Rng perm_rng = Rng(spec.seed).Fork(5);
     author_rank_ = Permutation(static_cast<uint64_t>(spec.users), perm_rng);
     reader_rank_ = Permutation(static_cast<uint64_t>(spec.users), perm_rng);

@@ -68,7 +68,7 @@ for s in 0 1 2 3; do
   [ "$(pending $s)" = 0 ] || fail "shard $s still has $(pending $s) pending job(s) after the drain"
 done
 for m in "$m1" "$m2"; do
-  likes=$(w count "$m" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["counts"]["like_count"])')
+  likes=$(w count "$m" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["counts"]["likes"])')
   [ "$likes" = 1 ] || fail "message $m has like_count $likes, want 1"
 done
 n=$(w timeline -u 1 --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')

@@ -19,7 +19,7 @@ m=$("$WEIBO_BIN/weibo-post" -u @alice "hot" --json | python3 -c 'import json,sys
 # likes_of ENDPOINT_OPTION...: the message's like_count as count prints it
 likes_of() {
   "$WEIBO_BIN/weibo-count" "$@" "$m" --json |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["counts"]["like_count"])'
+    python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["counts"]["likes"])'
 }
 for cache in 100000 0; do
   start_daemon "$WEIBO_DATA" --counter-cache "$cache"

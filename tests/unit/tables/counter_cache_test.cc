@@ -121,7 +121,7 @@ TEST_CASE("counter cache: a server's count is served hot and stays exact") {
   auto likes = [&] {
     auto r = server->Execute(Request{"count", {{"msgs", Json::array({m})}}});
     REQUIRE(r.ok());
-    return r.value()[0]["counts"]["like_count"].get<int64_t>();
+    return r.value()[0]["counts"]["likes"].get<int64_t>();
   };
   REQUIRE(likes() == 0);
   REQUIRE(likes() == 0);  // hot now
