@@ -68,8 +68,8 @@ class Setup {
 };
 
 // A fresh cluster in dir and `users` users u1..uN made by user_add.
-Status MakeUsers(const std::string& dir, int shards, int64_t users, int64_t now_ms,
-                 Setup** out, std::unique_ptr<Setup>* owner) {
+Status MakeUsers(const std::string& dir, int shards, int64_t users, int64_t now_ms, Setup** out,
+                 std::unique_ptr<Setup>* owner) {
   ClusterOptions c;
   c.shards = shards;
   Status s = CreateCluster(dir, "hybrid", c);
@@ -85,8 +85,7 @@ Status MakeUsers(const std::string& dir, int shards, int64_t users, int64_t now_
 
 std::string IdOf(const Json& result) { return result.at("id").get<std::string>(); }
 
-Result<std::unique_ptr<WeibodChild>> StartWeibod(const CountersOptions& o,
-                                                 const std::string& dir) {
+Result<std::unique_ptr<WeibodChild>> StartWeibod(const CountersOptions& o, const std::string& dir) {
   return WeibodChild::Start(o.weibod.empty() ? WeibodNextToProgram() : o.weibod, dir, 256,
                             dir + "/weibod.log");
 }
@@ -211,8 +210,8 @@ int64_t Writes(const std::vector<std::string>& log) {
   return n;
 }
 
-Status Notify(const std::string& dir, const CountersOptions& o, int64_t users,
-              Progress& progress, CountersResult::Notify* r) {
+Status Notify(const std::string& dir, const CountersOptions& o, int64_t users, Progress& progress,
+              CountersResult::Notify* r) {
   ClusterOptions c;
   c.shards = o.shards;
   Status s = CreateCluster(dir, "hybrid", c);
@@ -278,25 +277,24 @@ Result<CountersResult> RunCounters(const std::string& work_dir, const CountersOp
 }
 
 Json CountersResult::ToJson() const {
-  return Json{
-      {"count",
-       {{"ids", ids},
-        {"hot_calls_per_s", hot_calls_per_s},
-        {"cold_calls_per_s", cold_calls_per_s},
-        {"hot_p50_ms", hot_p50_ms},
-        {"cold_p50_ms", cold_p50_ms},
-        {"hot_to_cold", Ratio(hot_calls_per_s, cold_calls_per_s)}}},
-      {"likes",
-       {{"likes", likes},
-        {"counter_updates", counter_updates},
-        {"like_count", like_count},
-        {"likes_per_s", likes_per_s}}},
-      {"notify",
-       {{"small", NotifyJson(small)},
-        {"large", NotifyJson(large)},
-        {"send_writes_large_to_small",
-         Ratio(static_cast<double>(large.send_writes), static_cast<double>(small.send_writes))},
-        {"unread_p99_large_to_small", Ratio(large.unread_p99_ms, small.unread_p99_ms)}}}};
+  return Json{{"count",
+               {{"ids", ids},
+                {"hot_calls_per_s", hot_calls_per_s},
+                {"cold_calls_per_s", cold_calls_per_s},
+                {"hot_p50_ms", hot_p50_ms},
+                {"cold_p50_ms", cold_p50_ms},
+                {"hot_to_cold", Ratio(hot_calls_per_s, cold_calls_per_s)}}},
+              {"likes",
+               {{"likes", likes},
+                {"counter_updates", counter_updates},
+                {"like_count", like_count},
+                {"likes_per_s", likes_per_s}}},
+              {"notify",
+               {{"small", NotifyJson(small)},
+                {"large", NotifyJson(large)},
+                {"send_writes_large_to_small", Ratio(static_cast<double>(large.send_writes),
+                                                     static_cast<double>(small.send_writes))},
+                {"unread_p99_large_to_small", Ratio(large.unread_p99_ms, small.unread_p99_ms)}}}};
 }
 
 void CountersResult::Print(std::ostream& out) const {
@@ -305,10 +303,12 @@ void CountersResult::Print(std::ostream& out) const {
   count.Add("count calls/s", "1/s",
             {hot_calls_per_s, cold_calls_per_s, Ratio(hot_calls_per_s, cold_calls_per_s)}, 2);
   count.Add("count p50 ms", "ms", {hot_p50_ms, cold_p50_ms, Ratio(cold_p50_ms, hot_p50_ms)}, 3);
-  out << "count of " << ids << " ids through weibod: the same ids (hot) against ids never read "
+  out << "count of " << ids
+      << " ids through weibod: the same ids (hot) against ids never read "
          "(cold), alternated\n\n";
   count.Print(out);
-  out << "\n" << likes << " likes of one message by as many users through weibod, then a drain\n"
+  out << "\n"
+      << likes << " likes of one message by as many users through weibod, then a drain\n"
       << "  UPDATE msg_counter statements: " << counter_updates << "\n"
       << "  like_count after the drain:    " << like_count << "\n"
       << "  likes/s:                       " << FormatNumber(likes_per_s, 0) << "\n\n";
@@ -322,14 +322,14 @@ void CountersResult::Print(std::ostream& out) const {
   notify.Add("notify send p50 ms", "ms",
              {small.send_p50_ms, large.send_p50_ms, Ratio(large.send_p50_ms, small.send_p50_ms)},
              3);
-  notify.Add("unread p50 ms", "ms",
-             {small.unread_p50_ms, large.unread_p50_ms,
-              Ratio(large.unread_p50_ms, small.unread_p50_ms)},
-             3);
-  notify.Add("unread p99 ms", "ms",
-             {small.unread_p99_ms, large.unread_p99_ms,
-              Ratio(large.unread_p99_ms, small.unread_p99_ms)},
-             3);
+  notify.Add(
+      "unread p50 ms", "ms",
+      {small.unread_p50_ms, large.unread_p50_ms, Ratio(large.unread_p50_ms, small.unread_p50_ms)},
+      3);
+  notify.Add(
+      "unread p99 ms", "ms",
+      {small.unread_p99_ms, large.unread_p99_ms, Ratio(large.unread_p99_ms, small.unread_p99_ms)},
+      3);
   out << "notifications: one list for everyone, one last-read id per user\n\n";
   notify.Print(out);
 }

@@ -26,13 +26,13 @@ namespace weibo::bench {
 
 struct CountersOptions {
   int shards = 16;
-  int64_t ids = 200;      // ids per count call (at most 200, count's limit)
-  int64_t rounds = 50;    // count calls on each side
-  int64_t likes = 1000;   // likes of the one hot message
+  int64_t ids = 200;     // ids per count call (at most 200, count's limit)
+  int64_t rounds = 50;   // count calls on each side
+  int64_t likes = 1000;  // likes of the one hot message
   int64_t small_users = 1000;
   int64_t large_users = 1000000;
-  int64_t sends = 50;     // notify sends timed per cluster
-  int64_t unreads = 2000; // unread calls per cluster
+  int64_t sends = 50;      // notify sends timed per cluster
+  int64_t unreads = 2000;  // unread calls per cluster
   int64_t now_ms = 1704067200000LL;
   std::string weibod;  // the weibod binary; "": next to this program
 };

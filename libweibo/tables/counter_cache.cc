@@ -65,7 +65,7 @@ void CounterCache::Put(Shard& shard, const CounterRow& row) {
   if (capacity_ == 0) return;
   const int s = shard.index();
   if (static_cast<size_t>(s) >= watched_.size() || !watched_[s] || watched_[s]->shard != &shard)
-    return;  // not watched: its changes would go unnoticed
+    return;                                         // not watched: its changes would go unnoticed
   if (!sqlite3_get_autocommit(shard.db())) return;  // a write transaction's own view
   Forget(row.msg_id);
   lru_.push_front(Entry{row, s, watched_[s]->generation});
