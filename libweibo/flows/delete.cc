@@ -2,19 +2,21 @@
 // (seed 000 flows 5-7).
 //
 // Shards: the message's own shard (= its author's) in one transaction — msg_info,
-// msg_counter and msg_like rows, the author's own inbox row, msg_count - 1 — plus jobs: for a
-// comment or repost, ref_remove on the referenced message's shard (relation row gone, comment_count
-// or transfer_count - 1; commented_count and transferred_count never drop); for an original or
-// repost, purge, which removes the pushed inbox rows of every follower shard. Until a purge is
-// done, readers skip inbox rows whose message is gone, so a deleted message is never shown.
-// Comments and reposts of it stay and show it as deleted by its author. A request with an id
-// records it in that transaction (tables/request_log.h); the same id again gets the same reply, not
-// not_found.
+// msg_counter, msg_like and msg_history rows, the author's own inbox row, msg_count - 1 —
+// plus jobs: for a comment or repost, ref_remove on the referenced message's shard (relation
+// row gone, comment_count or transfer_count - 1; commented_count and transferred_count never
+// drop); for an original or repost, purge, which removes the pushed inbox rows of every
+// follower shard; for a message with text, search_index, which drops it from the search
+// index (flows/search.cc). Until a purge is done, readers skip inbox rows whose message is
+// gone, so a deleted message is never shown. Comments and reposts of it stay and show it as
+// deleted by its author. A request with an id records it in that transaction
+// (tables/request_log.h); the same id again gets the same reply, not not_found.
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "storage/failure.h"
 #include "tables/author_feed.h"
 #include "tables/msg_counter.h"
+#include "tables/msg_history.h"
 #include "tables/msg_index.h"
 #include "tables/msg_like.h"
 
@@ -44,6 +46,7 @@ Json Delete(Context& ctx, const Json& args) {
     Fail(Code::kNotFound, "no message with id " + std::to_string(msg.id));
   DeleteCounter(shard, msg.id);
   DeleteLikesOf(shard, msg.id);
+  DeleteHistory(shard, msg.id);
   DeleteAuthorFeed(shard, msg.user_id, msg.id);
   DeleteInbox(shard, msg.user_id, msg.id);
   AddUserCounts(shard, msg.user_id, -1, 0, 0);
@@ -51,6 +54,7 @@ Json Delete(Context& ctx, const Json& args) {
     Enqueue(ctx, shard, static_cast<int>(msg.ref_msg_id % ctx.shards().count()),
             RefRemoveJob{msg.type, msg.user_id, msg.id, msg.ref_msg_id});
   if (msg.type != kComment) EnqueuePurge(ctx, shard, msg);
+  if (!IndexedText(msg).empty()) EnqueueSearchIndex(ctx, shard, msg.id);
   ctx.RecordApplied(shard, 0);
   txn.Commit();
   ctx.Settle();

@@ -78,6 +78,19 @@ void ApplyActiveJoin(Context& ctx, Shard& target, const ActiveJoinJob& job);
 void ApplyActiveMerge(Context& ctx, Shard& target, const ActiveMergeJob& job);
 void ApplyActiveDrop(Context& ctx, Shard& target, const ActiveDropJob& job);
 
+// flows/search.cc (seed 003, SPEC §7): the search index, fed through the outbox
+// In shard's open write transaction: the search_index job of one of its messages.
+void EnqueueSearchIndex(Context& ctx, Shard& shard, int64_t msg_id);
+void ApplySearchIndex(Context& ctx, Shard& target, const SearchIndexJob& job);
+// The search_index jobs of one drain on one shard: one transaction on its search file.
+void ApplySearchIndexes(Context& ctx, Shard& target, const std::vector<SearchIndexJob>& jobs);
+// Rebuilds one shard's index from its msg_info while writers go on (flows/search.cc);
+// returns how many messages it indexed.
+int64_t RebuildSearchIndex(Context& ctx, int shard);
+// A message's text as the index holds it: "" when it has none (deleted, or a repost
+// without text).
+std::string IndexedText(const MsgRow& msg);
+
 // flows/job_kinds.cc: registers every job kind's handler with the jobs layer (jobs/jobs.h);
 // OpenEmbedded calls it, so does anything that applies jobs without an executor.
 void RegisterFlowJobKinds();

@@ -30,6 +30,11 @@
 //                 event of an app that exists (tables/access_token.h). Repair deletes a
 //                 token row that breaks them (it grants nothing any more) and such events.
 //   avatars       the picture files under DATA/heads (flows/avatar_fsck.cc)
+//   search        every message with text has its row in its shard's search index
+//                 (search-NN.db) with that text and author, and the index has no other row
+//                 (a deleted message, a text an edit replaced); messages whose search_index
+//                 job is pending are left to it (the outbox check reports the job). Repair
+//                 rebuilds the shard's index from msg_info (flows/search.cc).
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -52,6 +57,7 @@
 #include "tables/msg_like.h"
 #include "tables/msg_msg_relation.h"
 #include "tables/outbox.h"
+#include "tables/search_index.h"
 #include "tables/user_relation.h"
 
 namespace weibo {
@@ -119,6 +125,12 @@ class Checker {
     WriteTxn txn(shard);
     fix(shard);
     txn.Commit();
+  }
+  // Reports one violation; runs fix, which takes its own transactions, when repairing.
+  template <typename Fix>
+  void ViolationFixedBy(const char* check, const std::string& detail, Fix fix) {
+    violations_.push_back(Json{{"check", check}, {"detail", detail}, {"repaired", repair_}});
+    if (repair_) fix();
   }
   void Report(const char* check, const std::string& detail) {
     violations_.push_back(Json{{"check", check}, {"detail", detail}, {"repaired", false}});
@@ -399,6 +411,40 @@ void CheckTokens(Context& ctx, Checker& c, const Snapshot& s) {
   }
 }
 
+void CheckSearch(Context& ctx, Checker& c, const Snapshot& s) {
+  const int n = ctx.shards().count();
+  for (int i = 0; i < n; ++i) {
+    std::set<int64_t> pending;
+    for (const JobRow& job : PendingJobs(ctx.shards().At(i), std::numeric_limits<int64_t>::max()))
+      if (job.kind == SearchIndexJob::kKind)
+        pending.insert(SearchIndexJob::Decode(Json::parse(job.payload)).msg_id);
+    std::map<int64_t, IndexedMsg> indexed;
+    for (IndexedMsg& row : AllIndexed(ctx.shards().SearchAt(i))) {
+      int64_t id = row.msg_id;
+      indexed.emplace(id, std::move(row));
+    }
+    int64_t missing = 0, stale = 0;
+    for (const auto& [id, m] : s.msgs) {
+      if (id % n != i || pending.count(id)) continue;
+      const std::string text = IndexedText(m);
+      auto it = indexed.find(id);
+      if (it == indexed.end()) {
+        missing += text.empty() ? 0 : 1;
+        continue;
+      }
+      if (text != it->second.content || m.user_id != it->second.user_id) ++stale;
+      indexed.erase(it);
+    }
+    for (const auto& entry : indexed) stale += pending.count(entry.first) ? 0 : 1;
+    if (missing + stale > 0)
+      c.ViolationFixedBy("search",
+                         ctx.shards().SearchAt(i).name() + ": " + S(missing) +
+                             " message(s) missing, " + S(stale) + " stale row(s)",
+                         [&ctx, i] { RebuildSearchIndex(ctx, i); });
+    ctx.Progress("fsck: search index", i + 1, n);
+  }
+}
+
 }  // namespace
 
 Json Fsck(Context& ctx, const Json& args) {
@@ -419,6 +465,7 @@ Json Fsck(Context& ctx, const Json& args) {
   std::set<int64_t> users;
   for (const auto& entry : s.users) users.insert(entry.first);
   for (const auto& v : CheckAvatarFiles(ctx, users, repair)) c.Add(v);
+  CheckSearch(ctx, c, s);
   bool ok = true;
   for (const auto& v : c.violations()) ok = ok && v.value("repaired", false);
   return Json{{"ok", ok},

@@ -54,6 +54,7 @@ const JobKind kJobKinds[] = {
     Kind<ActiveMergeJob, ApplyActiveMerge>(),                              // flows/active.cc
     Kind<ActiveDropJob, ApplyActiveDrop>(),                                // flows/active.cc
     Kind<AppEventJob, ApplyAppEvent>(),                                    // flows/tokens.cc
+    Merged<SearchIndexJob, ApplySearchIndex, ApplySearchIndexes>(),        // flows/search.cc
 };
 
 const JobKinds kTable{std::begin(kJobKinds), std::end(kJobKinds)};

@@ -192,4 +192,8 @@ AppEventJob AppEventJob::Decode(const Json& j) {
           j.at("time").get<int64_t>()};
 }
 
+Json SearchIndexJob::Encode() const { return Json{{"msg", msg_id}}; }
+
+SearchIndexJob SearchIndexJob::Decode(const Json& j) { return {j.at("msg").get<int64_t>()}; }
+
 }  // namespace weibo

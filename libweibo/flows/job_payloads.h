@@ -194,6 +194,16 @@ struct AppEventJob {
   static AppEventJob Decode(const Json& j);
 };
 
+// flows/search.cc: bring a message's row of the search index (search-NN.db) to what
+// msg_info holds now — its text, or no row once it is deleted. Enqueued by post, repost,
+// comment, edit and delete, for the message's own shard.
+struct SearchIndexJob {
+  static constexpr const char* kKind = "search_index";
+  int64_t msg_id = 0;
+  Json Encode() const;
+  static SearchIndexJob Decode(const Json& j);
+};
+
 // Writes a job into source's open transaction (Context::Enqueue) under its payload's kind.
 template <typename Job>
 void Enqueue(Context& ctx, Shard& source, int target, const Job& job) {

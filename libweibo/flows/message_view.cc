@@ -90,6 +90,10 @@ Json MessageView::Render(const MsgRow& m) {
          {"type", TypeName(m.type)},
          {"content", m.content},
          {"time", FormatTime(m.time)}};
+  if (m.edits > 0) {  // only an edited message has them: absent means never edited
+    j["edited"] = FormatTime(m.edited);
+    j["edits"] = m.edits;
+  }
   if (m.ref_msg_id != 0) {
     j["ref"] =
         Json{{"id", std::to_string(m.ref_msg_id)}, {"user_id", std::to_string(m.ref_user_id)}};

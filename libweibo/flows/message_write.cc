@@ -1,5 +1,6 @@
 // Creating a message: the one path post, comment and repost share (message.h), and its
 // pieces.
+#include "flows/flows.h"
 #include "flows/message.h"
 #include "storage/gene_id.h"
 #include "tables/author_feed.h"
@@ -36,6 +37,7 @@ Json CreateMessage(Context& ctx, Shard& shard, MsgRow row) {
   row = WriteMessage(ctx, shard, row);
   if (row.type != kComment) EnqueueFanOut(ctx, shard, row);
   if (row.type != kOriginal) EnqueueRefAdd(ctx, shard, row);
+  if (!IndexedText(row).empty()) EnqueueSearchIndex(ctx, shard, row.id);
   ctx.RecordApplied(shard, row.id);
   txn.Commit();
   ctx.Settle();

@@ -1,6 +1,7 @@
 // show, comments, reposts, count: reading one message, its fixed pages, and the
 // counters of many messages in one call (seed 004's batch counter read).
 //
+// show --history adds the texts the message had before its edits (tables/msg_history.h).
 // show counts a view (SPEC §6): a counter_delta job (flows/like.cc) written in one
 // transaction on the message's shard, merged with the other pending deltas of the message
 // when applied; the view is in the message it prints. comments and reposts read one fixed
@@ -11,9 +12,11 @@
 // message's shard, or in a server the hot ones from memory (tables/counter_cache.h).
 #include "flows/flows.h"
 #include "flows/message.h"
+#include "storage/clock.h"
 #include "storage/failure.h"
 #include "tables/counter_cache.h"
 #include "tables/msg_counter.h"
+#include "tables/msg_history.h"
 #include "tables/msg_msg_relation.h"
 
 namespace weibo {
@@ -50,6 +53,13 @@ Json Show(Context& ctx, const Json& args) {
   ctx.Settle();
   Json m = MessageView(ctx).Render(msg_id);
   if (m.is_null()) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+  if (args.value("history", false)) {  // the texts edits replaced, oldest first
+    Json history = Json::array();
+    for (const HistoryRow& h : MsgHistory(shard, msg_id))
+      history.push_back(
+          Json{{"version", h.version}, {"content", h.content}, {"time", FormatTime(h.time)}});
+    m["history"] = std::move(history);
+  }
   return m;
 }
 

@@ -27,6 +27,10 @@ Json Repost(Context& ctx, const Json& args);
 Json Comment(Context& ctx, const Json& args);
 // flows/delete.cc
 Json Delete(Context& ctx, const Json& args);
+// flows/edit.cc
+Json Edit(Context& ctx, const Json& args);
+// flows/search.cc
+Json Search(Context& ctx, const Json& args);
 // flows/timeline.cc
 Json Timeline(Context& ctx, const Json& args);
 // flows/show.cc
@@ -329,6 +333,14 @@ std::vector<OpSpec> Table() {
       // A read: the page takes read transactions only. What a home read owes (the red dot's
       // mark when it moved, activity at most hourly) is one write without an fsync after
       // them, when due (flows/timeline.cc): harmless to repeat, so no reply is kept.
+      {"edit",
+       true,
+       "Edit the text of an original or a repost (its author only; the old text is kept).",
+       {kActingUser, Message("the message to edit"),
+        Content("the new text, or - to read it from standard input")},
+       kMsg,
+       "edit",
+       Edit},
       {"timeline",
        false,
        "Home timeline, newest first (--posts: own posts).",
@@ -348,7 +360,8 @@ std::vector<OpSpec> Table() {
       {"show",
        true,
        "Show one message with its counters and root; counts a view.",
-       {Message("the message id")},
+       {Message("the message id"),
+        {"history", A::kFlag, false, "also the texts the message had before its edits"}},
        kMsg,
        "show",
        Show},
@@ -375,6 +388,23 @@ std::vector<OpSpec> Table() {
        Count,
        nullptr,
        render::Counts},
+      // search reads every shard's search file (only the author's with --author); --rebuild
+      // rewrites them from msg_info, derived data only, as the worker's drains do.
+      {"search",
+       false,
+       "Search messages by text (3 or more characters), author and time, newest first.",
+       {{"query", A::kText, false, "text to find: any substring of 3 or more characters", "QUERY"},
+        {"author", A::kUser, false, "only this author's messages: an id or @name"},
+        {"since", A::kString, false, "only messages from this time on (epoch seconds or ISO 8601)"},
+        {"until", A::kString, false, "only messages before this time"},
+        {"count", A::kCount, false, "messages per page, 1 to 200", nullptr, 20},
+        {"max_id", A::kMsg, false, "only messages older than this id (exclusive)"},
+        {"rebuild", A::kFlag, false, "reindex every message from msg_info (while others write)"}},
+       HomeKey::kNone,
+       "search",
+       Search,
+       nullptr,
+       render::Search},
       {"like",
        true,
        "The acting user (-u) likes MSG (at most once).",

@@ -1,7 +1,8 @@
 // The stable human format. Ids print as plain numbers; one message is a block:
 //
-//   #<id> @<name> <time> <type>[ of #<ref id> page <page_index>]
+//   #<id> @<name> <time> <type>[ of #<ref id> page <page_index>][ edited <time> (<n> edits)]
 //     <content>
+//     version <n> <time>: <text>                   (show --history: each text an edit replaced)
 //     > #<root id> @<name>: <root content>        (or: > #<root id> deleted by its author)
 //     comments C/CC reposts R/RR likes L views V  (kept/ever)
 //
@@ -31,9 +32,18 @@ std::string Message(const Json& m) {
     out << (type == "comment" ? " on #" : " of #") << m.at("ref").at("id").get<std::string>();
     if (!m.at("page_index").is_null()) out << " page " << m.at("page_index").get<int64_t>();
   }
+  if (m.contains("edited")) {
+    int64_t edits = m.at("edits").get<int64_t>();
+    out << " edited " << m.at("edited").get<std::string>() << " (" << edits
+        << (edits == 1 ? " edit)" : " edits)");
+  }
   out << "\n";
   if (!m.at("content").get<std::string>().empty())
     out << "  " << m.at("content").get<std::string>() << "\n";
+  if (m.contains("history"))
+    for (const Json& h : m.at("history"))
+      out << "  version " << h.at("version").get<int64_t>() << " "
+          << h.at("time").get<std::string>() << ": " << h.at("content").get<std::string>() << "\n";
   const Json& root = m.at("root");
   if (!root.is_null()) {
     if (root.value("deleted", false))
@@ -144,6 +154,13 @@ std::string Import(const Json& r) {
   return "followed " + std::to_string(r.at("followed").get<int64_t>()) + " of " +
          std::to_string(r.at("edges").get<int64_t>()) + " edges (" +
          std::to_string(r.at("existing").get<int64_t>()) + " existing)\n";
+}
+
+std::string Search(const Json& r) {
+  if (r.is_object() && r.contains("rebuilt"))
+    return "rebuilt the search index: " + std::to_string(r.at("indexed").get<int64_t>()) +
+           " messages on " + std::to_string(r.at("shards").get<int64_t>()) + " shards\n";
+  return Default(r);
 }
 
 std::string Default(const Json& r) {

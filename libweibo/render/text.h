@@ -32,6 +32,8 @@ std::string Avatar(const Json& result);
 // timeline: the messages (Default), or with --unread the red dot's badge.
 std::string Timeline(const Json& result);
 std::string Import(const Json& result);  // import: "followed N of M edges (K existing)"
+// search: the messages found (Default), or what --rebuild indexed.
+std::string Search(const Json& result);
 // Ops without a renderer of their own: a message or a list of them as blocks, anything
 // else as indented JSON.
 std::string Default(const Json& result);

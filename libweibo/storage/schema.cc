@@ -157,6 +157,36 @@ CREATE TABLE last_seen(
   time INTEGER NOT NULL, PRIMARY KEY(user_id, kind)) WITHOUT ROWID;
 CREATE INDEX last_seen_by_time ON last_seen(kind, time);
 )sql",
+    // 12: edits (seed 003's update, weibo-edit(1)). msg_info.edited: when the text was last
+    //     changed (0: never), edit_count: how many times. msg_history: every text a message
+    //     had before an edit, on the message's shard; version n is the text edit n replaced
+    //     and time when that text was written (the post's time, or edit n-1's).
+    R"sql(
+ALTER TABLE msg_info ADD COLUMN edited INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE msg_info ADD COLUMN edit_count INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE msg_history(
+  msg_id INTEGER NOT NULL, version INTEGER NOT NULL, content TEXT NOT NULL,
+  time INTEGER NOT NULL, PRIMARY KEY(msg_id, version)) WITHOUT ROWID;
+)sql",
+};
+
+// The search files (search-NN.db, SPEC §7): derived data, rebuilt from msg_info at will
+// (weibo-search --rebuild), so they have their own versions and no migration of the
+// shards depends on them (tables/search_index.h says how they are used).
+//   msg_fts: FTS5 with the trigram tokenizer, one row per message with text: the text, its
+//     author (unindexed, for --author) and its msg_id (unindexed: a hit carries its id).
+//     detail=none: no positions (a query of several trigrams is checked on the stored text);
+//     columnsize=0: no bm25, no sizes to keep.
+//   doc: msg_id -> docid, msg_fts's rowid. Docids follow msg_id order but are dense (1,
+//     2, 3, ...): a doclist stores the gaps between rowids, and gene ids are 2^22 apart
+//     per millisecond, so dense docids make the index about half as large.
+const char* const kSearchMigrations[] = {
+    R"sql(
+CREATE VIRTUAL TABLE msg_fts USING fts5(
+  content, user_id UNINDEXED, msg_id UNINDEXED, tokenize = 'trigram', detail = none,
+  columnsize = 0);
+CREATE TABLE doc(msg_id INTEGER PRIMARY KEY, docid INTEGER NOT NULL UNIQUE);
+)sql",
 };
 
 constexpr int64_t kVersions = sizeof(kMigrations) / sizeof(kMigrations[0]);
@@ -188,6 +218,33 @@ void Migrate(Shard& shard, bool fresh) {
       continue;
     }
     shard.Exec(kMigrations[version]);
+    ++version;
+    shard.Exec(("PRAGMA user_version=" + std::to_string(version)).c_str());
+    txn.Commit();
+  }
+}
+
+void MigrateSearch(Shard& shard) {
+  constexpr int64_t versions = sizeof(kSearchMigrations) / sizeof(kSearchMigrations[0]);
+  int64_t version = shard.UserVersion();
+  if (version > versions)
+    Fail(Code::kStorageError, shard.name() + " has search schema version " +
+                                  std::to_string(version) + ", newer than this build");
+  while (version < versions) {
+    WriteTxn txn(shard);
+    if (shard.UserVersion() != version) {  // another process created it meanwhile
+      version = shard.UserVersion();
+      continue;
+    }
+    if (version == 0) {
+      Stmt& s = shard.Query("PRAGMA application_id");
+      int64_t app = s.Step() ? s.Int(0) : 0;
+      s.Reset();
+      if (app != 0 && app != kSearchApplicationId)
+        Fail(Code::kStorageError, shard.path() + " is not a weibo search file");
+      shard.Exec(("PRAGMA application_id=" + std::to_string(kSearchApplicationId)).c_str());
+    }
+    shard.Exec(kSearchMigrations[version]);
     ++version;
     shard.Exec(("PRAGMA user_version=" + std::to_string(version)).c_str());
     txn.Commit();

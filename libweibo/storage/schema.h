@@ -18,6 +18,12 @@ int64_t SchemaVersion();
 // Fails with storage_error for a foreign file or a newer schema than this build knows.
 void Migrate(Shard& shard, bool fresh);
 
+// "WEIS": PRAGMA application_id of every search file (search-NN.db).
+constexpr int32_t kSearchApplicationId = 0x57454953;
+// Creates or brings a search file to this build's search schema (schema.cc,
+// kSearchMigrations); the file must be in WAL mode already.
+void MigrateSearch(Shard& shard);
+
 }  // namespace weibo
 
 #endif  // WEIBO_STORAGE_SCHEMA_H_

@@ -131,8 +131,8 @@ Shard::~Shard() {
 
 std::string Shard::name() const {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "shard-%02d", index_);
-  return buf;
+  std::snprintf(buf, sizeof buf, "-%02d", index_);
+  return label_ + buf;
 }
 
 Stmt& Shard::Query(const char* sql) {

@@ -79,7 +79,9 @@ class Shard {
 
   int index() const { return index_; }
   const std::string& path() const { return path_; }
-  std::string name() const;  // "shard-03"
+  std::string name() const;  // "shard-03"; "search-03" once labelled "search"
+  // The prefix name() gives this file in messages and --explain (default "shard").
+  void set_label(std::string label) { label_ = std::move(label); }
 
   // A prepared statement, cached per connection by its text and reset for reuse. The
   // transaction statements (BEGIN IMMEDIATE, COMMIT, ...) go through it too: prepared
@@ -110,6 +112,7 @@ class Shard {
 
  private:
   int index_;
+  std::string label_ = "shard";
   std::string path_;
   sqlite3* db_ = nullptr;
   // Keyed by a view of the entry's own copy of the text: a lookup hashes the caller's text

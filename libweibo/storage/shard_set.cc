@@ -114,6 +114,10 @@ std::string ShardFileName(int index, int count) {
   return buf;
 }
 
+std::string SearchFileName(int index, int count) {
+  return "search" + ShardFileName(index, count).substr(5);
+}
+
 ShardSet::ShardSet(std::string dir, std::vector<std::string>* explain_log)
     : dir_(std::move(dir)), lock_(ClusterLock::Shared(dir_)), explain_log_(explain_log) {
   if (!Exists(dir_))
@@ -126,6 +130,7 @@ ShardSet::ShardSet(std::string dir, std::vector<std::string>* explain_log)
   if (j.is_discarded()) Fail(Code::kStorageError, dir_ + "/cluster.json is not valid JSON");
   config_ = ClusterConfig::FromJson(j);
   shards_.resize(config_.shards);
+  search_.resize(config_.shards);
   // A shard file beyond the configured count means cluster.json and the files disagree.
   if (Exists(dir_ + "/" + ShardFileName(config_.shards, config_.shards * 2)))
     Fail(Code::kStorageError,
@@ -157,6 +162,20 @@ Shard& ShardSet::At(int index) {
   return *slot;
 }
 
+Shard& ShardSet::SearchAt(int index) {
+  auto& slot = search_[index];
+  if (!slot) {
+    At(index);  // the shard must exist: a search file never stands alone
+    auto search = std::make_unique<Shard>(index, dir_ + "/" + SearchFileName(index, config_.shards),
+                                          true, explain_log_);
+    search->set_label("search");
+    if (search->UserVersion() == 0) search->Exec("PRAGMA journal_mode=WAL");
+    MigrateSearch(*search);
+    slot = std::move(search);
+  }
+  return *slot;
+}
+
 int ShardSet::ShardOfName(const std::string& name) const {
   return weibo::ShardOfName(name, config_.shards);
 }
@@ -173,6 +192,8 @@ int ShardOfName(const std::string& name, int count) {
 void ShardSet::CheckpointOpened() {
   for (auto& shard : shards_)
     if (shard) shard->Checkpoint(4 << 20);
+  for (auto& search : search_)
+    if (search) search->Checkpoint(4 << 20);
 }
 
 void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) {
@@ -209,8 +230,11 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
   // Remove every shard file of the old cluster, whatever its count was.
   for (int i = 0; i < 256; ++i)
     for (int count : {16, 256}) {
-      std::string base = dir + "/" + ShardFileName(i, count);
-      for (const char* suffix : {"", "-wal", "-shm", ".ckpt"}) std::remove((base + suffix).c_str());
+      for (const std::string& name : {ShardFileName(i, count), SearchFileName(i, count)}) {
+        std::string base = dir + "/" + name;
+        for (const char* suffix : {"", "-wal", "-shm", ".ckpt"})
+          std::remove((base + suffix).c_str());
+      }
     }
   unsigned char id[16];
   randombytes_buf(id, sizeof id);
@@ -232,6 +256,12 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
     }
     txn.Commit();
     shard.Checkpoint(0);  // the file's own header now carries the application_id
+    // Its search file, empty: made here so that no reader ever has to create one.
+    Shard search(i, dir + "/" + SearchFileName(i, config.shards), true, nullptr);
+    search.set_label("search");
+    search.Exec("PRAGMA journal_mode=WAL");
+    MigrateSearch(search);
+    search.Checkpoint(0);
   }
   // cluster.json last: a directory is a cluster only once every shard exists.
   if (!WritePrivateFile(json_path, config.ToJson().dump(2) + "\n"))

@@ -62,6 +62,10 @@ class ShardSet {
   Shard& ForUser(int64_t user_id) { return At(static_cast<int>(user_id % count())); }
   Shard& ForMsg(int64_t msg_id) { return At(static_cast<int>(msg_id % count())); }
   int ShardOfName(const std::string& name) const;
+  // The search file of shard index (search-NN.db, SPEC §7): derived data fed by the outbox
+  // (flows/search.cc), created empty at its first use — a cluster made by an older build
+  // gets its index from weibo-search --rebuild or weibo-fsck --repair.
+  Shard& SearchAt(int index);
   // Checkpoints every opened shard whose WAL has grown past a few megabytes.
   void CheckpointOpened();
 
@@ -71,10 +75,13 @@ class ShardSet {
   ClusterLock lock_;  // shared, from before cluster.json is read until the shards close
   ClusterConfig config_;
   std::vector<std::unique_ptr<Shard>> shards_;
+  std::vector<std::unique_ptr<Shard>> search_;  // SearchAt's, opened when first asked for
   std::vector<std::string>* explain_log_;
 };
 
 std::string ShardFileName(int index, int count);
+// search-NN.db, numbered as ShardFileName numbers the shards.
+std::string SearchFileName(int index, int count);
 // The shard of a user name among count shards: BLAKE2b-64(name) mod count (the cluster's
 // broker routes by it without opening any shard).
 int ShardOfName(const std::string& name, int count);

@@ -9,7 +9,7 @@ namespace {
 
 #define WEIBO_MSG_COLUMNS                                                                       \
   "SELECT msg_id, user_id, content, type, ref_msg_id, ref_user_id, root_msg_id, root_user_id, " \
-  "time FROM msg_info "
+  "time, edited, edit_count FROM msg_info "
 
 MsgRow ReadRow(Stmt& s) { return ReadMsgRow(s, 0); }
 
@@ -34,6 +34,8 @@ MsgRow ReadMsgRow(Stmt& s, int first) {
   r.root_msg_id = s.Int(first + 6);
   r.root_user_id = s.Int(first + 7);
   r.time = s.Int(first + 8);
+  r.edited = s.Int(first + 9);
+  r.edits = s.Int(first + 10);
   return r;
 }
 
@@ -66,6 +68,15 @@ void UpdateContent(Shard& shard, int64_t id, const std::string& content) {
       .Bind(1, content)
       .Bind(2, id)
       .Run();
+}
+
+bool EditMsg(Shard& shard, int64_t id, const std::string& content, int64_t time) {
+  return shard
+             .Query(
+                 "UPDATE msg_info SET content = ?, edited = ?, edit_count = edit_count + 1 "
+                 "WHERE msg_id = ?")
+             .BindAll(content, time, id)
+             .Run() > 0;
 }
 
 std::vector<MsgRow> AuthorPosts(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,

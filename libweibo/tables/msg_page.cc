@@ -23,7 +23,7 @@ std::vector<PageRow> GetPageRows(Shard& shard, const std::vector<int64_t>& ids,
       "FROM outbox WHERE state = 0 AND kind = ?2 AND target_shard = ?3 "
       "AND json_extract(payload, '$.msg_id') IN page GROUP BY 1) "
       "SELECT m.msg_id, m.user_id, m.content, m.type, m.ref_msg_id, m.ref_user_id, "
-      "m.root_msg_id, m.root_user_id, m.time, "
+      "m.root_msg_id, m.root_user_id, m.time, m.edited, m.edit_count, "
       "c.msg_id, c.commented_count, c.comment_count, c.transferred_count, c.transfer_count, "
       "c.like_count + ifnull(p.likes, 0), c.view_count + ifnull(p.views, 0), u.user_name "
       "FROM msg_info m LEFT JOIN msg_counter c ON c.msg_id = m.msg_id "
@@ -32,8 +32,8 @@ std::vector<PageRow> GetPageRows(Shard& shard, const std::vector<int64_t>& ids,
   s.BindAll(list, std::string(delta_kind), int64_t{shard.index()});
   while (s.Step()) {
     PageRow row{ReadMsgRow(s, 0), std::nullopt, std::nullopt};
-    if (!s.IsNull(9)) row.counter = ReadCounterRow(s, 9);
-    if (!s.IsNull(16)) row.author_name = s.Text(16);
+    if (!s.IsNull(11)) row.counter = ReadCounterRow(s, 11);
+    if (!s.IsNull(18)) row.author_name = s.Text(18);
     rows.push_back(std::move(row));
   }
   return rows;
