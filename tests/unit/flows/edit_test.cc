@@ -40,7 +40,7 @@ TEST_CASE("edit: new text, edited time and count, the old text in the history") 
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
-TEST_CASE("edit: a repost's text; a repost shows its edited root's new text") {
+TEST_CASE("edit: a repost's text, a repost shows its edited root's new text") {
   Cluster c;
   int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
   int64_t m = c.Post(a, "original");

@@ -18,7 +18,7 @@ std::vector<int64_t> Found(Cluster& c, const std::string& query, Json extra = Js
   return IdsOf(c.Run("search", extra));
 }
 
-TEST_CASE("search: TrigramQuery quotes every trigram; Contains folds ASCII case only") {
+TEST_CASE("search: TrigramQuery quotes every trigram, Contains folds ASCII case only") {
   REQUIRE(TrigramQuery("abcd") == R"("abc" AND "bcd")");
   REQUIRE(TrigramQuery(R"(a"b)") == R"("a""b")");
   REQUIRE(TrigramQuery("天气很好") == R"("天气很" AND "气很好")");
@@ -50,7 +50,7 @@ TEST_CASE("search: any substring of 3 or more characters, Chinese and English, n
   REQUIRE(Found(c, "天气很", {{"author", "@alice"}}) == std::vector<int64_t>{m1});
 }
 
-TEST_CASE("search: FTS5 syntax is text; short queries are refused") {
+TEST_CASE("search: FTS5 syntax is text, short queries are refused") {
   Cluster c;
   int64_t a = c.AddUser("alice");
   int64_t q = c.Post(a, R"(say "hi" NEAR x-y:z *star* a OR b)");
@@ -107,7 +107,7 @@ TEST_CASE("search: a message indexed out of id order keeps newest first (docids 
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
-TEST_CASE("search: edits and deletes reach the index; an old text is never shown") {
+TEST_CASE("search: edits and deletes reach the index, an old text is never shown") {
   Cluster c;
   int64_t a = c.AddUser("alice");
   int64_t m = c.Post(a, "the old wording");
@@ -119,7 +119,7 @@ TEST_CASE("search: edits and deletes reach the index; an old text is never shown
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
-TEST_CASE("search: --async leaves the index behind; the drain catches up; re-check hides lag") {
+TEST_CASE("search: --async leaves the index behind, the drain catches up, re-check hides lag") {
   Cluster c;
   int64_t a = c.AddUser("alice");
   int64_t m = c.Post(a, "indexed at once");
