@@ -4,6 +4,7 @@
 //   replay  runs a trace in a fresh cluster per feed mode and reports
 //   run     gen + replay in process
 //   counters  the targets of seed 004's counters, hot and cold, likes, notifications
+//   search  the search index: load, 3-character queries, bytes (bench/search_bench.h)
 //
 // See weibo-bench(1) for what each number means.
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "metrics.h"
 #include "report.h"
 #include "retwis.h"
+#include "search_bench.h"
 #include "star.h"
 #include "weibo/cli.h"
 #include "weibo/version.h"
@@ -354,10 +356,42 @@ int Main(int argc, char** argv) {
   CLI::App* counters_cmd = app.add_subcommand(
       "counters", "measure hot and cold counts, 1000 likes and notifications through weibod");
   AddCountersOptions(counters_cmd, &counters, &counters_flags);
+  SearchBenchSpec search_spec;
+  bool search_json = false;
+  std::string search_now = "2024-01-01T00:00:00Z";
+  CLI::App* search = app.add_subcommand(
+      "search", "load posts of mixed Chinese and English, time 3-character searches");
+  search->add_option("--posts", search_spec.posts, "posts loaded")->capture_default_str();
+  search->add_option("--users", search_spec.users, "their authors (Zipf)")->capture_default_str();
+  search->add_option("--queries", search_spec.queries, "searches timed")->capture_default_str();
+  search->add_option("--count", search_spec.count, "results per search, 1 to 200")
+      ->capture_default_str();
+  search->add_option("--shards", search_spec.shards, "shards of the cluster, a power of two")
+      ->capture_default_str();
+  search->add_option("--seed", search_spec.seed, "seed of the texts, authors and queries")
+      ->capture_default_str();
+  search->add_option("--now", search_now, "clock of the first post (one second a post)")
+      ->capture_default_str();
+  search->add_option("--data", search_spec.data, "keep the cluster in DIR/search");
+  search->add_flag("--json", search_json, "print the results as one JSON object");
+  search->add_flag("--progress", search_spec.progress,
+                   "draw the progress on standard error even when it is no terminal");
 
   if (auto exit = cli::ParseArgs(app, argc, argv)) return *exit;
   if (counters_cmd->parsed()) return CountersMain(counters, counters_flags);
 
+  if (search->parsed()) {
+    auto clock = ParseClock(search_now);
+    if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), false);
+    if (clock.value() == 0)
+      return cli::ReportError(kProgram, Status(Code::kInvalidArgument, "--now must be a time"),
+                              search_json);
+    search_spec.start_ms = clock.value();
+    auto r = RunSearchBench(search_spec);
+    if (!r.ok()) return cli::ReportError(kProgram, r.status(), search_json);
+    std::cout << (search_json ? r.value().dump() + "\n" : SearchBenchTable(r.value()));
+    return 0;
+  }
   if (replay->parsed()) {
     auto clock = ParseClock(replay_now);
     if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), false);

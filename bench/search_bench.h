@@ -1,0 +1,38 @@
+// weibo-bench search (weibo-bench(1), SEARCH): the search index of SPEC §7 measured — a
+// cluster loaded with posts of mixed Chinese and English text through the real post flow
+// (the index fed by the outbox and drained in batches), then 3-character queries taken from
+// the posted texts, each a whole weibo-search request on the embedded executor; and the
+// index's bytes against msg_info's.
+#ifndef WEIBO_BENCH_SEARCH_BENCH_H_
+#define WEIBO_BENCH_SEARCH_BENCH_H_
+
+#include <cstdint>
+#include <string>
+
+#include "weibo/status.h"
+#include "weibo/storage.h"
+
+namespace weibo::bench {
+
+struct SearchBenchSpec {
+  int64_t posts = 100000;
+  int64_t users = 1000;
+  int64_t queries = 1000;
+  int64_t count = 20;  // results per query, as weibo-search --count
+  int shards = 16;
+  uint64_t seed = 1;
+  int64_t start_ms = 1704067200000LL;  // 2024-01-01T00:00:00Z
+  int64_t step_ms = 1000;              // clock step from one post to the next
+  std::string data;                    // keep the cluster here ("": a temporary directory)
+  bool progress = false;
+};
+
+// The results as JSON ({"posts", "queries", "latency_ms": {"p50","p99","max"}, ...});
+// Status on a refused op or a storage failure.
+Result<Json> RunSearchBench(const SearchBenchSpec& spec);
+// The human table of those results.
+std::string SearchBenchTable(const Json& results);
+
+}  // namespace weibo::bench
+
+#endif  // WEIBO_BENCH_SEARCH_BENCH_H_
