@@ -9,11 +9,11 @@
 //
 // Reads: with a QUERY, every shard's search file (only the author's with --author: the gene
 // method puts an author's messages on one shard), each newest first from the cursor down,
-// merged newest first (a k-way merge that reads one row ahead per shard). The re-check reads each hit's msg_info row: a message deleted or edited since it
-// was indexed (a lagging index) is passed over, so no result ever shows a text the message
-// no longer has. Without a QUERY, --author lists the author's messages from msg_info.
-// Time bounds are id bounds (ids sort by time, SPEC §2): --since T is the first id of T's
-// millisecond, --until T likewise, exclusive.
+// merged newest first (a k-way merge that reads one row ahead per shard). The re-check reads each
+// hit's msg_info row: a message deleted or edited since it was indexed (a lagging index) is passed
+// over, so no result ever shows a text the message no longer has. Without a QUERY, --author lists
+// the author's messages from msg_info. Time bounds are id bounds (ids sort by time, SPEC §2):
+// --since T is the first id of T's millisecond, --until T likewise, exclusive.
 //
 // rebuild: per shard, one transaction on the search file that clears it and indexes msg_info
 // as one snapshot read after the search file's write lock was taken, so a job applied
@@ -170,9 +170,10 @@ Json Search(Context& ctx, const Json& args) {
   }
   const std::string query = args.value("query", std::string());
   if (!query.empty() && CodePoints(query) < kMinQuery)
-    Fail(Code::kInvalidArgument, "a search needs at least 3 characters (the index is of "
-                                 "trigrams), not '" +
-                                     query + "'");
+    Fail(Code::kInvalidArgument,
+         "a search needs at least 3 characters (the index is of "
+         "trigrams), not '" +
+             query + "'");
   if (query.empty() && !args.contains("author"))
     Fail(Code::kInvalidArgument, "give a QUERY of 3 or more characters, or --author");
   const int64_t author = args.contains("author") ? ctx.ResolveUser(args.at("author")) : 0;

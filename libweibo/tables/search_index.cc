@@ -59,8 +59,9 @@ int64_t NewDocId(Shard& search, int64_t msg_id) {
         OneInt(search.Query("SELECT docid FROM doc WHERE msg_id < ? ORDER BY msg_id DESC LIMIT 1")
                    .Bind(1, msg_id))
             .value_or(0);
-    auto above = OneInt(
-        search.Query("SELECT docid FROM doc WHERE msg_id > ? ORDER BY msg_id LIMIT 1").Bind(1, msg_id));
+    auto above =
+        OneInt(search.Query("SELECT docid FROM doc WHERE msg_id > ? ORDER BY msg_id LIMIT 1")
+                   .Bind(1, msg_id));
     if (!above) return below + 1;  // the usual case: newer than everything indexed
     if (*above - below > 1) return below + (*above - below) / 2;
     if (attempt > 0) return below + 1;  // unreachable: Renumber spaced them out
@@ -70,8 +71,8 @@ int64_t NewDocId(Shard& search, int64_t msg_id) {
 
 // The lowest docid of a message with msg_id >= bound; nullopt when there is none.
 std::optional<int64_t> DocIdFrom(Shard& search, int64_t bound) {
-  return OneInt(
-      search.Query("SELECT docid FROM doc WHERE msg_id >= ? ORDER BY msg_id LIMIT 1").Bind(1, bound));
+  return OneInt(search.Query("SELECT docid FROM doc WHERE msg_id >= ? ORDER BY msg_id LIMIT 1")
+                    .Bind(1, bound));
 }
 
 }  // namespace
@@ -133,8 +134,7 @@ std::string TrigramQuery(const std::string& text) {
 
 int64_t CodePoints(const std::string& text) {
   int64_t n = 0;
-  for (size_t i = 0; i < text.size(); i += SequenceLength(static_cast<unsigned char>(text[i])))
-    ++n;
+  for (size_t i = 0; i < text.size(); i += SequenceLength(static_cast<unsigned char>(text[i]))) ++n;
   return n;
 }
 
@@ -154,13 +154,12 @@ IndexCursor::IndexCursor(Shard& search, const std::string& query, int64_t author
   if (!first) return;  // nothing indexed from lo on
   const int64_t end = DocIdFrom(search, hi).value_or(std::numeric_limits<int64_t>::max());
   // The rowid range and ORDER BY rowid DESC are FTS5's own: no sort of the matches.
-  stmt_ = author != 0
-              ? &search.Query(
-                    "SELECT msg_id, user_id, content FROM msg_fts WHERE msg_fts MATCH ?1 "
-                    "AND rowid >= ?2 AND rowid < ?3 AND user_id = ?4 ORDER BY rowid DESC")
-              : &search.Query(
-                    "SELECT msg_id, user_id, content FROM msg_fts WHERE msg_fts MATCH ?1 "
-                    "AND rowid >= ?2 AND rowid < ?3 ORDER BY rowid DESC");
+  stmt_ = author != 0 ? &search.Query(
+                            "SELECT msg_id, user_id, content FROM msg_fts WHERE msg_fts MATCH ?1 "
+                            "AND rowid >= ?2 AND rowid < ?3 AND user_id = ?4 ORDER BY rowid DESC")
+                      : &search.Query(
+                            "SELECT msg_id, user_id, content FROM msg_fts WHERE msg_fts MATCH ?1 "
+                            "AND rowid >= ?2 AND rowid < ?3 ORDER BY rowid DESC");
   stmt_->BindAll(TrigramQuery(query), *first, end);
   if (author != 0) stmt_->Bind(4, author);
 }

@@ -56,15 +56,14 @@ TEST_CASE("search: FTS5 syntax is text, short queries are refused") {
   int64_t q = c.Post(a, R"(say "hi" NEAR x-y:z *star* a OR b)");
   int64_t p = c.Post(a, "plain hi NEAR here");
   for (const char* text : {R"("hi")", "NEAR", "x-y:z", "*star*", "a OR b", R"(" NEAR)", "(xy"})
-    REQUIRE(Found(c, text) == (std::string(text) == "NEAR" ? std::vector<int64_t>{p, q}
+    REQUIRE(Found(c, text) == (std::string(text) == "NEAR"  ? std::vector<int64_t>{p, q}
                                : std::string(text) == "(xy" ? std::vector<int64_t>{}
-                                                           : std::vector<int64_t>{q}));
+                                                            : std::vector<int64_t>{q}));
   REQUIRE(c.CodeOf("search", {{"query", "hi"}}) == Code::kInvalidArgument);
   REQUIRE(c.CodeOf("search", {{"query", "天气"}}) == Code::kInvalidArgument);
   REQUIRE(c.CodeOf("search", Json::object()) == Code::kInvalidArgument);
   REQUIRE(c.CodeOf("search", {{"query", "bad \xff utf8"}}) == Code::kInvalidUtf8);
-  REQUIRE(c.CodeOf("search", {{"query", "abc"}, {"since", "yesterday"}}) ==
-          Code::kInvalidArgument);
+  REQUIRE(c.CodeOf("search", {{"query", "abc"}, {"since", "yesterday"}}) == Code::kInvalidArgument);
   REQUIRE(c.CodeOf("search", {{"query", "abc"}, {"author", "@nobody"}}) == Code::kNotFound);
 }
 
