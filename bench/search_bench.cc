@@ -92,9 +92,9 @@ Result<int64_t> Bytes(const std::string& path, const char* names) {
     sqlite3_close_v2(db);
     return Status(Code::kStorageError, "cannot open " + path);
   }
-  std::string sql = names[0] != '\0'
-                        ? std::string("SELECT sum(pgsize) FROM dbstat WHERE name IN (") + names + ")"
-                        : "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size";
+  std::string sql =
+      names[0] != '\0' ? std::string("SELECT sum(pgsize) FROM dbstat WHERE name IN (") + names + ")"
+                       : "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size";
   sqlite3_stmt* st = nullptr;
   int64_t bytes = -1;
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
@@ -109,8 +109,7 @@ Result<int64_t> Bytes(const std::string& path, const char* names) {
 }  // namespace
 
 Result<Json> RunSearchBench(const SearchBenchSpec& spec) {
-  if (spec.posts < 1 || spec.users < 1 || spec.queries < 1 || spec.count < 1 ||
-      spec.count > 200)
+  if (spec.posts < 1 || spec.users < 1 || spec.queries < 1 || spec.count < 1 || spec.count > 200)
     return Status(Code::kInvalidArgument,
                   "--posts, --users and --queries must be at least 1, --count 1 to 200");
   auto work = WorkDir::Make(spec.data, "weibo-bench");
@@ -121,8 +120,9 @@ Result<Json> RunSearchBench(const SearchBenchSpec& spec) {
   eo.data_dir = dir;
   eo.now_ms = spec.start_ms;
   std::unique_ptr<Executor> ex = OpenEmbedded(eo);
-  Status s = Check(ex->Execute(Request{"init", {{"shards", spec.shards}, {"feed", "push"}, {"force", true}}}),
-                   "init");
+  Status s = Check(
+      ex->Execute(Request{"init", {{"shards", spec.shards}, {"feed", "push"}, {"force", true}}}),
+      "init");
   if (!s.ok()) return s;
   // A benchmark's setup: no fsync (weibo/storage.h); the queries read, so it changes nothing
   // they measure.
@@ -143,9 +143,9 @@ Result<Json> RunSearchBench(const SearchBenchSpec& spec) {
   const int64_t kBatch = 1000;  // posts whose index jobs one drain applies together
   for (int64_t k = 0; k < spec.posts; ++k) {
     std::string text = texts.Next();
-    Request post{"post",
-                 {{"user", static_cast<int64_t>(author_zipf.Sample(authors)) + 1},
-                  {"content", text}}};
+    Request post{
+        "post",
+        {{"user", static_cast<int64_t>(author_zipf.Sample(authors)) + 1}, {"content", text}}};
     post.now_ms = spec.start_ms + k * spec.step_ms;
     post.async = true;
     s = Check(ex->Execute(post), "post");
