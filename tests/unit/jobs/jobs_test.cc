@@ -240,12 +240,14 @@ TEST_CASE("jobs: a job's effect and its done mark commit together on one shard")
   c.Post(1, "fan me out");
   ShardSet set(c.dir(), nullptr);
   Context ctx(set, Clock(test::kNow));
-  auto pending = PendingJobs(set.At(0), 10);
+  std::vector<JobRow> pending;
+  for (const JobRow& job : PendingJobs(set.At(0), 10))
+    if (job.kind != "search_index") pending.push_back(job);  // the post's other job
   REQUIRE(pending.size() == 1);
   REQUIRE(pending[0].kind == "fanout");
   REQUIRE(pending[0].target_shard == 0);
   REQUIRE(ApplyJob(ctx, pending[0]));
-  REQUIRE(CountJobs(set.At(0), 0) == 0);
+  REQUIRE(CountJobs(set.At(0), 0) == 1);  // the search_index job alone
   RawDb db(c.ShardPath(0));
   REQUIRE(db.Int("SELECT count(*) FROM job_applied WHERE job_id = " +
                  std::to_string(pending[0].global_id())) == 1);
