@@ -44,6 +44,8 @@ std::string SampleValue(const ArgSpec& spec) {
       return "follows.txt";
     case ArgType::kFile:
       return "face.jpg";
+    case ArgType::kAttrList:
+      return "link=https://example.com/";
   }
   return "";
 }
@@ -87,6 +89,12 @@ OpOptions::OpOptions(const OpSpec& op, CLI::App* app) : op_(op), app_(app) {
       v.option = app->add_flag(flag, v.flag, spec.help);
     } else if (spec.type == ArgType::kMsgList) {
       v.option = app->add_option(flag, v.list, spec.help);
+    } else if (spec.type == ArgType::kAttrList) {
+      // One value per --attr, so that a positional after it is not taken as a second pair.
+      v.option = app->add_option(flag, v.list, spec.help)
+                     ->type_name("KEY=VALUE")
+                     ->expected(1)
+                     ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     } else if (IsNumber(spec.type)) {
       if (defaulted) v.number = spec.default_value.get<int>();
       v.option = app->add_option(flag, v.number, spec.help);
@@ -108,7 +116,7 @@ Json OpOptions::Args() const {
       args[spec.name] = v.flag;
     } else if (v.option->count() == 0 && spec.default_value.is_null()) {
       continue;  // not given, and no default to send
-    } else if (spec.type == ArgType::kMsgList) {
+    } else if (spec.type == ArgType::kMsgList || spec.type == ArgType::kAttrList) {
       args[spec.name] = v.list;
     } else if (IsNumber(spec.type)) {
       args[spec.name] = v.number;

@@ -11,10 +11,12 @@
 // gone, so a deleted message is never shown. Comments and reposts of it stay and show it as
 // deleted by its author. A request with an id records it in that transaction
 // (tables/request_log.h); the same id again gets the same reply, not not_found.
+#include "flows/entities.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "storage/failure.h"
 #include "tables/author_feed.h"
+#include "tables/entity.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_history.h"
 #include "tables/msg_index.h"
@@ -49,6 +51,7 @@ Json Delete(Context& ctx, const Json& args) {
   DeleteHistory(shard, msg.id);
   DeleteAuthorFeed(shard, msg.user_id, msg.id);
   DeleteInbox(shard, msg.user_id, msg.id);
+  RemoveEntity(ctx, shard, MessageEntityId(msg.id));  // its attributes and their index rows
   AddUserCounts(shard, msg.user_id, -1, 0, 0);
   if (msg.type != kOriginal)
     Enqueue(ctx, shard, static_cast<int>(msg.ref_msg_id % ctx.shards().count()),

@@ -35,6 +35,9 @@
 //                 (a deleted message, a text an edit replaced); messages whose search_index
 //                 job is pending are left to it (the outbox check reports the job). Repair
 //                 rebuilds the shard's index from msg_info (flows/search.cc).
+//   indexes       every entity has its row in each declared index, and every index row
+//                 names an entity that has that value and routes the row to its shard
+//                 (flows/cleaner.cc). Repair adds the missing rows and deletes the stale.
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -42,6 +45,7 @@
 #include <set>
 #include <tuple>
 
+#include "flows/entities.h"
 #include "flows/feed_policy.h"
 #include "flows/flows.h"
 #include "flows/message.h"
@@ -466,6 +470,8 @@ Json Fsck(Context& ctx, const Json& args) {
   for (const auto& entry : s.users) users.insert(entry.first);
   for (const auto& v : CheckAvatarFiles(ctx, users, repair)) c.Add(v);
   CheckSearch(ctx, c, s);
+  for (IndexDrift& d : FindIndexDrift(ctx))
+    c.Violation("indexes", d.detail, ctx.shards().At(d.shard), d.fix);
   bool ok = true;
   for (const auto& v : c.violations()) ok = ok && v.value("repaired", false);
   return Json{{"ok", ok},

@@ -2,6 +2,7 @@
 // The flows own it; the jobs layer below knows no kind and finds handlers only through the
 // table registered here (jobs/jobs.h, RegisterJobKinds), so no call goes up. Each entry's
 // name is its payload's (flows/job_payloads.h), decoded once before its handler runs.
+#include "flows/entities.h"
 #include "flows/flows.h"
 #include "jobs/jobs.h"
 
@@ -55,6 +56,7 @@ const JobKind kJobKinds[] = {
     Kind<ActiveDropJob, ApplyActiveDrop>(),                                // flows/active.cc
     Kind<AppEventJob, ApplyAppEvent>(),                                    // flows/tokens.cc
     Merged<SearchIndexJob, ApplySearchIndex, ApplySearchIndexes>(),        // flows/search.cc
+    Kind<IndexRowJob, ApplyIndexRow>(),                                    // flows/entities.cc
 };
 
 const JobKinds kTable{std::begin(kJobKinds), std::end(kJobKinds)};

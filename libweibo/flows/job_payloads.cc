@@ -196,4 +196,13 @@ Json SearchIndexJob::Encode() const { return Json{{"msg", msg_id}}; }
 
 SearchIndexJob SearchIndexJob::Decode(const Json& j) { return {j.at("msg").get<int64_t>()}; }
 
+Json IndexRowJob::Encode() const {
+  return Json{{"index", index}, {"value", value}, {"entity", entity}, {"remove", remove}};
+}
+
+IndexRowJob IndexRowJob::Decode(const Json& j) {
+  return {j.at("index").get<std::string>(), j.at("value").get<std::string>(),
+          j.at("entity").get<std::string>(), j.at("remove").get<bool>()};
+}
+
 }  // namespace weibo

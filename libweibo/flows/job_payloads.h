@@ -204,6 +204,19 @@ struct SearchIndexJob {
   static SearchIndexJob Decode(const Json& j);
 };
 
+// flows/entities.cc: one row of index_<index> on the shard of the entity's shard_on value,
+// when that is not the entity's own shard: added, or removed when the entity changed.
+// entity is the 16-byte id in hex (tables/entity.h).
+struct IndexRowJob {
+  static constexpr const char* kKind = "index_row";
+  std::string index;
+  std::string value;
+  std::string entity;
+  bool remove = false;
+  Json Encode() const;
+  static IndexRowJob Decode(const Json& j);
+};
+
 // Writes a job into source's open transaction (Context::Enqueue) under its payload's kind.
 template <typename Job>
 void Enqueue(Context& ctx, Shard& source, int target, const Job& job) {

@@ -26,9 +26,11 @@ Json ReplayedMessage(Context& ctx, int64_t msg_id);
 // replayed), else the message (WriteMessage), its jobs — the fan-out of an original or
 // repost, the ref_add of a comment or repost — and the request's record; then the jobs are
 // settled and the message rendered.
-Json CreateMessage(Context& ctx, Shard& shard, MsgRow row);
+// attrs: the message's attributes (--attr), written as its entity (flows/entities.h) in
+// the same transaction; null or empty for none.
+Json CreateMessage(Context& ctx, Shard& shard, MsgRow row, const Json& attrs = Json());
 // Comment and repost: a message of this type by args' user referring to args' msg, with
-// ref = that message, root = its root or itself; then CreateMessage.
+// ref = that message, root = its root or itself, args' attrs; then CreateMessage.
 Json CreateReferringMessage(Context& ctx, const Json& args, int type, std::string content);
 
 // The ref_add job that updates the referenced message's counters and relation row

@@ -2,6 +2,7 @@
 // fixed page_index of a comment or repost (read from the relation row beside the message
 // it refers to) and the root message (seed 000, 6-30 update), or {"id","deleted":true}
 // when the author deleted it.
+#include "flows/entities.h"
 #include "flows/job_payloads.h"
 #include "flows/message.h"
 #include "storage/clock.h"
@@ -111,6 +112,8 @@ Json MessageView::Render(const MsgRow& m) {
     j["root"] =
         root.is_null() ? Json{{"id", std::to_string(m.root_msg_id)}, {"deleted", true}} : root;
   }
+  Json attrs = MessageAttrs(ctx_, m.id);  // --attr's, only on a message that has them
+  if (!attrs.is_null()) j["attrs"] = std::move(attrs);
   return j;
 }
 

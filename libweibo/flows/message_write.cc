@@ -1,9 +1,11 @@
 // Creating a message: the one path post, comment and repost share (message.h), and its
 // pieces.
 #include "flows/flows.h"
+#include "flows/entities.h"
 #include "flows/message.h"
 #include "storage/gene_id.h"
 #include "tables/author_feed.h"
+#include "tables/entity.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_index.h"
 
@@ -28,13 +30,14 @@ Json ReplayedMessage(Context& ctx, int64_t msg_id) {
   return m;
 }
 
-Json CreateMessage(Context& ctx, Shard& shard, MsgRow row) {
+Json CreateMessage(Context& ctx, Shard& shard, MsgRow row, const Json& attrs) {
   WriteTxn txn(shard);
   if (auto done = ctx.Replayed(shard)) {
     txn.Commit();  // nothing written
     return ReplayedMessage(ctx, *done);
   }
   row = WriteMessage(ctx, shard, row);
+  if (!attrs.is_null() && !attrs.empty()) WriteEntity(ctx, shard, MessageEntityId(row.id), attrs);
   if (row.type != kComment) EnqueueFanOut(ctx, shard, row);
   if (row.type != kOriginal) EnqueueRefAdd(ctx, shard, row);
   if (!IndexedText(row).empty()) EnqueueSearchIndex(ctx, shard, row.id);
@@ -59,7 +62,7 @@ Json CreateReferringMessage(Context& ctx, const Json& args, int type, std::strin
   row.ref_user_id = target.user_id;
   row.root_msg_id = target.root_msg_id != 0 ? target.root_msg_id : target.id;
   row.root_user_id = target.root_msg_id != 0 ? target.root_user_id : target.user_id;
-  return CreateMessage(ctx, shard, row);
+  return CreateMessage(ctx, shard, row, AttrsArg(args));
 }
 
 }  // namespace weibo

@@ -6,6 +6,7 @@
 // per follower shard: one transaction per target shard, however many followers live there.
 // A request with an id records it in the author's transaction with the new message's id
 // (tables/request_log.h); the same id again replays that message instead of posting.
+#include "flows/entities.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 
@@ -16,7 +17,7 @@ Json Post(Context& ctx, const Json& args) {
   row.user_id = ctx.ResolveUser(args.at("user"));
   row.type = kOriginal;
   row.content = args.at("content").get<std::string>();
-  return CreateMessage(ctx, ctx.shards().ForUser(row.user_id), row);
+  return CreateMessage(ctx, ctx.shards().ForUser(row.user_id), row, AttrsArg(args));
 }
 
 }  // namespace weibo

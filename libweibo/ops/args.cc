@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "flows/avatar_image.h"
+#include "flows/entities.h"
 #include "storage/failure.h"
 #include "storage/shard_set.h"
 
@@ -226,6 +227,9 @@ Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
     }
     case ArgType::kFile:
       return File(spec.name, value);
+    case ArgType::kAttrList:
+      AttrsOf(value);  // refuses what the flow would; the flow reads the pairs again
+      return value;
   }
   return value;
 }

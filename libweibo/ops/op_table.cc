@@ -65,6 +65,12 @@ Json Discover(Context& ctx, const Json& args);
 Json Drain(Context& ctx, const Json& args);
 // flows/fsck.cc
 Json Fsck(Context& ctx, const Json& args);
+// flows/entities.cc, find.cc, cleaner.cc
+Json IndexAdd(Context& ctx, const Json& args);
+Json IndexList(Context& ctx, const Json& args);
+Json IndexDrop(Context& ctx, const Json& args);
+Json Find(Context& ctx, const Json& args);
+Json Cleaner(Context& ctx, const Json& args);
 
 namespace {
 
@@ -79,6 +85,11 @@ ArgSpec Message(const char* help) { return {"msg", A::kMsg, true, help, "MSG"}; 
 ArgSpec Content(const char* help, bool required = true) {
   return {"content", A::kText, required, help, "TEXT"};
 }
+
+// A message's attributes (flows/entities.h): the option once per pair.
+const ArgSpec kAttrs{"attrs", A::kAttrList, false,
+                     "an attribute KEY=VALUE of the message (again for each; weibo-find)",
+                     "--attr"};
 
 ArgSpec PageIndex() { return {"page", A::kPage, false, "the page_index to show", nullptr, 0}; }
 
@@ -233,6 +244,69 @@ std::vector<OpSpec> SeedOps() {
   };
 }
 
+// The entity store (SPEC §9, seed 001's FriendFeed): weibo-index(1) declares the indexes
+// (cluster.json), weibo-find(1) reads messages through them, weibo-cleaner(1) mends them.
+std::vector<OpSpec> EntityOps() {
+  const ArgSpec name{"name", A::kString, true, "the index's name (its table is index_NAME)",
+                     "NAME"};
+  return {
+      {"index_add",
+       true,
+       "declare an index of an entity property and create its table on every shard",
+       {name,
+        {"property", A::kString, true, "the property it indexes", "--property"},
+        {"shard_on", A::kString, false,
+         "the property whose value picks the row's shard "
+         "(default: --property)",
+         "--shard-on"}},
+       HomeKey::kNone,
+       "index add",
+       IndexAdd,
+       nullptr,
+       render::Index,
+       /*admin=*/true},
+      {"index_list",
+       false,
+       "list the declared indexes",
+       {},
+       HomeKey::kNone,
+       "index list",
+       IndexList,
+       nullptr,
+       render::Indexes},
+      {"index_drop",
+       true,
+       "undeclare an index and drop its table on every shard",
+       {name},
+       HomeKey::kNone,
+       "index drop",
+       IndexDrop,
+       nullptr,
+       render::IndexDropped,
+       /*admin=*/true},
+      {"find",
+       false,
+       "Messages whose attribute PROPERTY is VALUE, through its index, newest first.",
+       {{"query", A::kString, true, "PROPERTY=VALUE, PROPERTY an indexed attribute", "QUERY"},
+        {"count", A::kCount, false, "messages at most, 1 to 200", nullptr, 20}},
+       HomeKey::kNone,
+       "find",
+       Find},
+      {"cleaner",
+       true,
+       "Add missing and remove stale index rows, newest entities first; resumable.",
+       {{"index", A::kString, false, "only this index (the backfill of a new one)", "--index"},
+        {"batch", A::kPage, false, "stop after this many entities and rows; run again to go on",
+         "--batch"}},
+       HomeKey::kNone,
+       "cleaner",
+       Cleaner,
+       nullptr,
+       render::Cleaner,
+       /*admin=*/true},
+  };
+}
+
 std::vector<OpSpec> Table() {
   const HomeKey kUser = HomeKey::kUser, kMsg = HomeKey::kMessage;
   std::vector<OpSpec> ops = {
@@ -300,7 +374,7 @@ std::vector<OpSpec> Table() {
       {"post",
        true,
        "Post an original message (up to 140 characters).",
-       {kActingUser, Content("the message, or - to read it from standard input")},
+       {kActingUser, Content("the message, or - to read it from standard input"), kAttrs},
        kUser,
        "post",
        Post},
@@ -308,7 +382,7 @@ std::vector<OpSpec> Table() {
        true,
        "Repost a message, optionally with text.",
        {kActingUser, Message("the message to repost"),
-        Content("optional text, or - for standard input", false)},
+        Content("optional text, or - for standard input", false), kAttrs},
        kUser,
        "repost",
        Repost},
@@ -316,7 +390,7 @@ std::vector<OpSpec> Table() {
        true,
        "Comment on a message (fixed page_index).",
        {kActingUser, Message("the message to comment on"),
-        Content("the comment, or - to read it from standard input")},
+        Content("the comment, or - to read it from standard input"), kAttrs},
        kUser,
        "comment",
        Comment},
@@ -494,6 +568,7 @@ std::vector<OpSpec> Table() {
   };
   for (auto& op : TokenOps()) ops.push_back(std::move(op));
   for (auto& op : SeedOps()) ops.push_back(std::move(op));
+  for (auto& op : EntityOps()) ops.push_back(std::move(op));
   return ops;
 }
 

@@ -5,6 +5,7 @@
 //     version <n> <time>: <text>                   (show --history: each text an edit replaced)
 //     > #<root id> @<name>: <root content>        (or: > #<root id> deleted by its author)
 //     comments C/CC reposts R/RR likes L views V  (kept/ever)
+//     link=<value> title=<value>                  (its attributes, --attr, when it has any)
 //
 // and blocks are separated by an empty line.
 #include "render/text.h"
@@ -54,6 +55,12 @@ std::string Message(const Json& m) {
           << root.at("content").get<std::string>() << "\n";
   }
   out << "  " << CountLine(m.at("counts")) << "\n";
+  if (m.contains("attrs") && !m.at("attrs").empty()) {
+    out << " ";
+    for (const auto& [key, value] : m.at("attrs").items())
+      out << " " << key << "=" << (value.is_string() ? value.get<std::string>() : value.dump());
+    out << "\n";
+  }
   return out.str();
 }
 

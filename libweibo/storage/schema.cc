@@ -168,6 +168,19 @@ CREATE TABLE msg_history(
   msg_id INTEGER NOT NULL, version INTEGER NOT NULL, content TEXT NOT NULL,
   time INTEGER NOT NULL, PRIMARY KEY(msg_id, version)) WITHOUT ROWID;
 )sql",
+    // 13 (issue 15; its number is this entry's place in the list): FriendFeed's schemaless
+    //     entity store (seed 001, tables/entity.h). entities: added_id keeps the rows in
+    //     insertion order on disk, id is the 16-byte entity id, body its zlib-compressed
+    //     JSON object; by updated for the cleaner's newest-first walk. The index tables
+    //     index_<name> are made by weibo-index(1), not here. cleaner_progress: where each
+    //     of weibo-cleaner(1)'s walks over this shard stopped, so a killed run resumes.
+    R"sql(
+CREATE TABLE entities(
+  added_id INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE,
+  updated INTEGER NOT NULL, body BLOB NOT NULL);
+CREATE INDEX entities_by_updated ON entities(updated, added_id);
+CREATE TABLE cleaner_progress(task TEXT PRIMARY KEY, cursor TEXT NOT NULL) WITHOUT ROWID;
+)sql",
 };
 
 // The search files (search-NN.db, SPEC §7): derived data, rebuilt from msg_info at will

@@ -45,26 +45,53 @@ bool LooksLikeShard(const std::string& path) {
 
 bool ValidDurability(const std::string& d) { return d == "full" || d == "normal"; }
 
+Json IndexesJson(const std::vector<IndexSpec>& indexes) {
+  Json out = Json::array();
+  for (const IndexSpec& index : indexes)
+    out.push_back(
+        {{"name", index.name}, {"property", index.property}, {"shard_on", index.shard_on}});
+  return out;
+}
+
+// cluster.json's mtime in nanoseconds plus its size: changes whenever it is rewritten.
+int64_t FileStamp(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec + st.st_size;
+}
+
+Json ReadClusterJson(const std::string& dir) {
+  std::ifstream in(dir + "/cluster.json");
+  if (!in)
+    Fail(Code::kStorageError,
+         "no cluster in " + dir + ": cluster.json is missing (run weibo-init)");
+  Json j = Json::parse(in, nullptr, false);
+  if (j.is_discarded()) Fail(Code::kStorageError, dir + "/cluster.json is not valid JSON");
+  return j;
+}
+
 }  // namespace
 
 Json ClusterConfig::ToJson() const {
-  return Json{{"format", "weibo-cluster"},
-              {"version", kClusterVersion},
-              {"cluster_id", cluster_id},
-              {"shards", shards},
-              {"feed", feed},
-              {"page_size", page_size},
-              {"inbox_cap", inbox_cap},
-              {"celebrity_threshold", celebrity_threshold},
-              {"active_list", active_list},
-              {"tier_fans", tier_fans},
-              {"strategy", strategy},
-              {"durability", durability},
-              {"discover_count", discover_count},
-              {"discover_groups", discover_groups},
-              {"discover_refresh", discover_refresh},
-              {"discover_pool", discover_pool},
-              {"name_hash", "blake2b-64 of the UTF-8 name, little-endian, mod shards"}};
+  Json j{{"format", "weibo-cluster"},
+         {"version", kClusterVersion},
+         {"cluster_id", cluster_id},
+         {"shards", shards},
+         {"feed", feed},
+         {"page_size", page_size},
+         {"inbox_cap", inbox_cap},
+         {"celebrity_threshold", celebrity_threshold},
+         {"active_list", active_list},
+         {"tier_fans", tier_fans},
+         {"strategy", strategy},
+         {"durability", durability},
+         {"discover_count", discover_count},
+         {"discover_groups", discover_groups},
+         {"discover_refresh", discover_refresh},
+         {"discover_pool", discover_pool},
+         {"name_hash", "blake2b-64 of the UTF-8 name, little-endian, mod shards"}};
+  if (!indexes.empty()) j["indexes"] = IndexesJson(indexes);  // weibo-index(1) adds them
+  return j;
 }
 
 ClusterConfig ClusterConfig::FromJson(const Json& j) {
@@ -91,6 +118,10 @@ ClusterConfig ClusterConfig::FromJson(const Json& j) {
     c.discover_groups = j.value("discover_groups", c.discover_groups);
     c.discover_refresh = j.value("discover_refresh", c.discover_refresh);
     c.discover_pool = j.value("discover_pool", c.discover_pool);
+    for (const Json& index : j.value("indexes", Json::array()))
+      c.indexes.push_back({index.at("name").get<std::string>(),
+                           index.at("property").get<std::string>(),
+                           index.at("shard_on").get<std::string>()});
   } catch (const std::exception& e) {
     Fail(Code::kStorageError, std::string("cluster.json is invalid: ") + e.what());
   }
@@ -122,13 +153,8 @@ ShardSet::ShardSet(std::string dir, std::vector<std::string>* explain_log)
     : dir_(std::move(dir)), lock_(ClusterLock::Shared(dir_)), explain_log_(explain_log) {
   if (!Exists(dir_))
     Fail(Code::kStorageError, "data directory " + dir_ + " does not exist (run weibo-init)");
-  std::ifstream in(dir_ + "/cluster.json");
-  if (!in)
-    Fail(Code::kStorageError,
-         "no cluster in " + dir_ + ": cluster.json is missing (run weibo-init)");
-  Json j = Json::parse(in, nullptr, false);
-  if (j.is_discarded()) Fail(Code::kStorageError, dir_ + "/cluster.json is not valid JSON");
-  config_ = ClusterConfig::FromJson(j);
+  config_stamp_ = FileStamp(dir_ + "/cluster.json");
+  config_ = ClusterConfig::FromJson(ReadClusterJson(dir_));
   shards_.resize(config_.shards);
   search_.resize(config_.shards);
   // A shard file beyond the configured count means cluster.json and the files disagree.
@@ -187,6 +213,26 @@ int ShardOfName(const std::string& name, int count) {
   uint64_t h = 0;
   for (int i = 7; i >= 0; --i) h = (h << 8) | hash[i];
   return static_cast<int>(h % static_cast<uint64_t>(count));
+}
+
+const std::vector<IndexSpec>& ShardSet::Indexes() {
+  const int64_t stamp = FileStamp(dir_ + "/cluster.json");
+  if (stamp != config_stamp_) {
+    // Only the indexes are taken: the shard count and the rest never change under a
+    // running process.
+    config_.indexes = ClusterConfig::FromJson(ReadClusterJson(dir_)).indexes;
+    config_stamp_ = stamp;
+  }
+  return config_.indexes;
+}
+
+void ShardSet::WriteIndexes(const std::vector<IndexSpec>& indexes) {
+  Json j = ReadClusterJson(dir_);
+  j["indexes"] = IndexesJson(indexes);
+  const std::string path = dir_ + "/cluster.json";
+  if (!WritePrivateFile(path, j.dump(2) + "\n")) Fail(Code::kStorageError, "cannot write " + path);
+  config_.indexes = indexes;
+  config_stamp_ = FileStamp(path);
 }
 
 void ShardSet::CheckpointOpened() {

@@ -20,6 +20,15 @@ namespace weibo {
 constexpr int kMaxShards = 256;     // a power of two from 1 to this
 constexpr int kMaxPageSize = 1000;  // comments and reposts per fixed page, from 1
 
+// A declared index of the entity store (flows/entities.h): the table index_<name> of
+// (value, entity_id) rows, one per entity whose body has `property`, on the shard that the
+// entity's `shard_on` property names.
+struct IndexSpec {
+  std::string name;
+  std::string property;
+  std::string shard_on;
+};
+
 struct ClusterConfig {
   int shards = 16;                      // power of two, 1..256
   std::string feed = "hybrid";          // push | pull | hybrid
@@ -38,6 +47,7 @@ struct ClusterConfig {
   int discover_groups = 8;
   int64_t discover_refresh = 300;
   int discover_pool = 500;
+  std::vector<IndexSpec> indexes;       // weibo-index(1): none at first
 
   Json ToJson() const;
   static ClusterConfig FromJson(const Json& j);  // throws Failure(storage_error)
@@ -66,6 +76,11 @@ class ShardSet {
   // (flows/search.cc), created empty at its first use — a cluster made by an older build
   // gets its index from weibo-search --rebuild or weibo-fsck --repair.
   Shard& SearchAt(int index);
+  // The declared indexes as cluster.json has them now: read again when the file changed
+  // since (weibo-index(1) rewrites it while daemons run), else the ones already read.
+  const std::vector<IndexSpec>& Indexes();
+  // Replaces cluster.json's indexes (atomically: a temporary file renamed over it).
+  void WriteIndexes(const std::vector<IndexSpec>& indexes);
   // Checkpoints every opened shard whose WAL has grown past a few megabytes.
   void CheckpointOpened();
 
@@ -74,6 +89,7 @@ class ShardSet {
   std::string dir_;
   ClusterLock lock_;  // shared, from before cluster.json is read until the shards close
   ClusterConfig config_;
+  int64_t config_stamp_ = 0;  // cluster.json's mtime (ns) and size when config_ was read
   std::vector<std::unique_ptr<Shard>> shards_;
   std::vector<std::unique_ptr<Shard>> search_;  // SearchAt's, opened when first asked for
   std::vector<std::string>* explain_log_;

@@ -308,6 +308,7 @@ inline std::string DumpCluster(const std::string& dir, int shards, bool jobs = t
       "SELECT * FROM msg_seq ORDER BY low8",
       "SELECT * FROM inbox_floor ORDER BY user_id",
       "SELECT * FROM msg_deleted ORDER BY msg_id",
+      "SELECT added_id, hex(id), updated, hex(body) FROM entities ORDER BY added_id",
       "SELECT * FROM meta WHERE key != 'cluster_id' ORDER BY key",
   };
   static const char* const kJobs[] = {

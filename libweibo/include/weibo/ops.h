@@ -18,6 +18,8 @@ class Context;  // a flow's view of one request (libweibo/jobs/context.h): handl
 // "FOLLOWER TARGET" lines ("-": standard input).
 // kFile: a file named on the command line, whose bytes the command sends, base64-encoded
 // (RFC 4648 with padding), so that a daemon never opens a client's path (weibo-avatar(1)).
+// kAttrList: KEY=VALUE strings, the option given once per pair (--attr link=URL), each
+// key an identifier and given once (flows/entities.h, AttrsOf).
 enum class ArgType {
   kUser,
   kMsg,
@@ -29,7 +31,8 @@ enum class ArgType {
   kFlag,
   kString,
   kEdgeList,
-  kFile
+  kFile,
+  kAttrList
 };
 
 // One argument of an operation: its key in Request::args and how a command spells it.

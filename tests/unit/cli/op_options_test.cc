@@ -39,6 +39,8 @@ Typed Sample(ArgType type) {
       std::ofstream(path) << "GIF89a";
       return {path, "R0lGODlh"};
     }
+    case ArgType::kAttrList:
+      return {"link=x", "link=x"};
     case ArgType::kFlag:
       break;
   }
@@ -113,13 +115,22 @@ TEST_CASE("every argument given on the command line reaches the request under it
         if (!IsPositional(a)) argv.push_back(LongName(a));
         argv.push_back(t.text);
       }
-      expected[a.name] = a.type == ArgType::kMsgList ? Json::array({t.sent}) : t.sent;
+      const bool list = a.type == ArgType::kMsgList || a.type == ArgType::kAttrList;
+      expected[a.name] = list ? Json::array({t.sent}) : t.sent;
     }
     Json sent = Parse(op, argv);
     CHECK(sent == expected);
     // What the command sends passes the edge's validation as it stands.
     CHECK_NOTHROW(ValidateArgs(op, sent));
   }
+}
+
+TEST_CASE("--attr takes one pair each time, and a positional after it stays a positional") {
+  Json sent = Parse(*FindOperation("post"),
+                    {"-u", "5", "--attr", "link=u", "--attr", "title=a b", "the text"});
+  CHECK(sent.at("attrs") == Json::array({"link=u", "title=a b"}));
+  CHECK(sent.at("content") == "the text");
+  CHECK_FALSE(Parse(*FindOperation("post"), {"-u", "5", "hi"}).contains("attrs"));
 }
 
 TEST_CASE("left out, an option sends its default, a flag false, and anything else nothing") {

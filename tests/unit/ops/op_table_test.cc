@@ -37,6 +37,8 @@ Json Sample(ArgType type) {
       return Json::array({Json::array({21, 22})});
     case ArgType::kFile:
       return "R0lGODlh";  // "GIF89a" in base64
+    case ArgType::kAttrList:
+      return Json::array({"link=x"});
   }
   return nullptr;
 }
