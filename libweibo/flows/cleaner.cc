@@ -139,10 +139,11 @@ class Sweep {
 
   void CheckRow(const IndexSpec& index, Shard& shard, const IndexRow& row) {
     const int count = ctx_.shards().count();
-    auto entity = row.entity_id.size() == kEntityIdSize
-                      ? GetEntity(ctx_.shards().At(static_cast<int>(EntityRouteKey(row.entity_id) % count)),
-                                  row.entity_id)
-                      : std::nullopt;
+    auto entity =
+        row.entity_id.size() == kEntityIdSize
+            ? GetEntity(ctx_.shards().At(static_cast<int>(EntityRouteKey(row.entity_id) % count)),
+                        row.entity_id)
+            : std::nullopt;
     std::optional<IndexPlacement> place;
     if (entity) place = PlaceIndexRow(index, entity->body, count);
     if (place && place->value == row.value && place->shard == shard.index()) return;
@@ -172,7 +173,8 @@ int64_t Work(Context& ctx, const std::vector<IndexSpec>& indexes) {
     ReadTxn txn(shard);
     const int64_t entities = CountEntities(shard);
     for (const IndexSpec& index : indexes)
-      total += entities + (IndexTableExists(shard, index.name) ? CountIndexRows(shard, index.name) : 0);
+      total +=
+          entities + (IndexTableExists(shard, index.name) ? CountIndexRows(shard, index.name) : 0);
   }
   return total;
 }

@@ -71,10 +71,9 @@ Json IndexJson(const IndexSpec& index) {
 }  // namespace
 
 void CheckIdentifier(const char* what, const std::string& name) {
-  const bool ok = !name.empty() && name.size() <= kMaxIdentifier && name[0] >= 'a' &&
-                  name[0] <= 'z' &&
-                  name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") ==
-                      std::string::npos;
+  const bool ok =
+      !name.empty() && name.size() <= kMaxIdentifier && name[0] >= 'a' && name[0] <= 'z' &&
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos;
   if (!ok)
     Fail(Code::kInvalidArgument, std::string(what) + " '" + name +
                                      "' is not an identifier (a-z, then a-z, 0-9 or _; at most " +
@@ -164,8 +163,8 @@ Json IndexAdd(Context& ctx, const Json& args) {
   std::vector<IndexSpec> indexes = ctx.shards().Indexes();
   for (const IndexSpec& other : indexes)
     if (other.name == index.name)
-      Fail(Code::kInvalidArgument, "an index named " + index.name + " exists already (property " +
-                                       other.property + ")");
+      Fail(Code::kInvalidArgument,
+           "an index named " + index.name + " exists already (property " + other.property + ")");
   // Made on shard 0 inside the lock's transaction, and on the others each in its own.
   CreateIndexTable(first, index.name);
   for (int i = 1; i < ctx.shards().count(); ++i) {

@@ -16,8 +16,7 @@ namespace {
 constexpr char kMessageTag[8] = {'m', 's', 'g', 0, 0, 0, 0, 0};
 
 void BindBlob(Stmt& s, int index, const std::string& bytes) {
-  sqlite3_bind_blob(s.raw(), index, bytes.data(), static_cast<int>(bytes.size()),
-                    SQLITE_TRANSIENT);
+  sqlite3_bind_blob(s.raw(), index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
 }
 
 std::string ColumnBlob(Stmt& s, int column) {
@@ -32,6 +31,15 @@ std::string ColumnBlob(Stmt& s, int column) {
 // are always bound.
 std::string Sql(const char* before, const std::string& name, const char* after) {
   return std::string(before) + "index_" + name + after;
+}
+
+// A statement about one index row, its value and entity id bound to ?1 and ?2.
+Stmt& RowStmt(Shard& shard, const std::string& sql, const std::string& value,
+              const std::string& entity_id) {
+  Stmt& s = shard.Query(sql.c_str());
+  s.Bind(1, value);
+  BindBlob(s, 2, entity_id);
+  return s;
 }
 
 EntityRow ReadEntity(Stmt& s) {
@@ -71,8 +79,8 @@ std::string EntityIdFromHex(const std::string& hex) {
   std::string id(kEntityIdSize, '\0');
   size_t len = 0;
   if (hex.size() != 2 * kEntityIdSize ||
-      sodium_hex2bin(reinterpret_cast<unsigned char*>(id.data()), id.size(), hex.data(),
-                     hex.size(), nullptr, &len, nullptr) != 0 ||
+      sodium_hex2bin(reinterpret_cast<unsigned char*>(id.data()), id.size(), hex.data(), hex.size(),
+                     nullptr, &len, nullptr) != 0 ||
       len != kEntityIdSize)
     Fail(Code::kInvalidArgument, "an entity id is 32 hex digits, not '" + hex + "'");
   return id;
@@ -186,26 +194,23 @@ bool IndexTableExists(Shard& shard, const std::string& name) {
 
 bool InsertIndexRow(Shard& shard, const std::string& name, const std::string& value,
                     const std::string& entity_id) {
-  Stmt& s = shard.Query(Sql("INSERT OR IGNORE INTO ", name, "(value, entity_id) VALUES (?, ?)").c_str());
-  s.Bind(1, value);
-  BindBlob(s, 2, entity_id);
-  return s.Run() > 0;
+  return RowStmt(shard, Sql("INSERT OR IGNORE INTO ", name, "(value, entity_id) VALUES (?, ?)"),
+                 value, entity_id)
+             .Run() > 0;
 }
 
 bool DeleteIndexRow(Shard& shard, const std::string& name, const std::string& value,
                     const std::string& entity_id) {
-  Stmt& s = shard.Query(Sql("DELETE FROM ", name, " WHERE value = ? AND entity_id = ?").c_str());
-  s.Bind(1, value);
-  BindBlob(s, 2, entity_id);
-  return s.Run() > 0;
+  return RowStmt(shard, Sql("DELETE FROM ", name, " WHERE value = ? AND entity_id = ?"), value,
+                 entity_id)
+             .Run() > 0;
 }
 
 bool HasIndexRow(Shard& shard, const std::string& name, const std::string& value,
                  const std::string& entity_id) {
-  Stmt& s = shard.Query(Sql("SELECT 1 FROM ", name, " WHERE value = ? AND entity_id = ?").c_str());
-  s.Bind(1, value);
-  BindBlob(s, 2, entity_id);
-  return s.Exists();
+  return RowStmt(shard, Sql("SELECT 1 FROM ", name, " WHERE value = ? AND entity_id = ?"), value,
+                 entity_id)
+      .Exists();
 }
 
 std::vector<std::string> IndexEntities(Shard& shard, const std::string& name,
@@ -225,8 +230,8 @@ std::vector<std::string> IndexEntities(Shard& shard, const std::string& name,
   return ids;
 }
 
-std::vector<IndexRow> IndexRowsAfter(Shard& shard, const std::string& name,
-                                     const IndexRow& after, int64_t limit) {
+std::vector<IndexRow> IndexRowsAfter(Shard& shard, const std::string& name, const IndexRow& after,
+                                     int64_t limit) {
   Stmt& s = shard.Query(Sql("SELECT value, entity_id FROM ", name,
                             " WHERE (value, entity_id) > (?, ?) ORDER BY value, entity_id LIMIT ?")
                             .c_str());

@@ -94,8 +94,8 @@ struct IndexRow {
   std::string entity_id;
 };
 // Rows after (value, entity_id) in key order, at most limit; ("", "") starts at the first.
-std::vector<IndexRow> IndexRowsAfter(Shard& shard, const std::string& name,
-                                     const IndexRow& after, int64_t limit);
+std::vector<IndexRow> IndexRowsAfter(Shard& shard, const std::string& name, const IndexRow& after,
+                                     int64_t limit);
 int64_t CountIndexRows(Shard& shard, const std::string& name);
 
 // cleaner_progress: the task's saved cursor (a JSON value), or null; Save/Clear in the

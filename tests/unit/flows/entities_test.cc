@@ -2,7 +2,6 @@
 // declared indexes, reads that re-check the entity and drop stale hits, and the cleaner —
 // its repairs, its backfill of a new index and its resumption after a stop.
 #include "tables/entity.h"
-
 #include "test_support.h"
 
 namespace weibo {
@@ -59,8 +58,7 @@ TEST_CASE("entities: posts carry attributes, found newest first; a deleted one n
   c.Run("index_add", {{"name", "title"}, {"property", "title"}, {"shard_on", "feed"}});
   int64_t a = c.AddUser("alice"), b = c.AddUser("bob"), d = c.AddUser("dave");
   Json p1 = c.Run("post", PostArgs(a, "one", {"link=https://x.test/1", "title=hello", "feed=f1"}));
-  REQUIRE(p1.at("attrs") ==
-          Json{{"link", "https://x.test/1"}, {"title", "hello"}, {"feed", "f1"}});
+  REQUIRE(p1.at("attrs") == Json{{"link", "https://x.test/1"}, {"title", "hello"}, {"feed", "f1"}});
   int64_t m1 = IdOf(p1);
   int64_t m2 = IdOf(c.Run("post", PostArgs(b, "two", {"link=https://x.test/1", "feed=f2"})));
   int64_t m3 = c.Comment(d, m1, "plain");  // no attributes: no entity

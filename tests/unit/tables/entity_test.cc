@@ -10,7 +10,6 @@ namespace {
 
 using test::FailureCode;
 
-
 TEST_CASE("entity: a message's entity id routes like the message and names it again") {
   const int64_t msg = 794354201395200001;
   const std::string id = MessageEntityId(msg);
