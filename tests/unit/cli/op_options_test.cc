@@ -125,7 +125,7 @@ TEST_CASE("every argument given on the command line reaches the request under it
   }
 }
 
-TEST_CASE("--attr takes one pair each time, and a positional after it stays a positional") {
+TEST_CASE("attrs: --attr takes one pair each time, a positional after it stays one") {
   Json sent = Parse(*FindOperation("post"),
                     {"-u", "5", "--attr", "link=u", "--attr", "title=a b", "the text"});
   CHECK(sent.at("attrs") == Json::array({"link=u", "title=a b"}));

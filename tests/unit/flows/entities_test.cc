@@ -28,7 +28,7 @@ int64_t IndexRows(Cluster& c, const std::string& name) {
   return n;
 }
 
-TEST_CASE("entities: weibo-index add, list and drop; bad names change nothing") {
+TEST_CASE("entities: weibo-index add, list and drop, and bad names change nothing") {
   Cluster c;
   Json added = c.Run("index_add", {{"name", "link"}, {"property", "link"}});
   REQUIRE(added == Json{{"name", "link"}, {"property", "link"}, {"shard_on", "link"}});
@@ -51,7 +51,7 @@ TEST_CASE("entities: weibo-index add, list and drop; bad names change nothing") 
   REQUIRE(c.CodeOf("index_drop", {{"name", "by_title"}}) == Code::kNotFound);
 }
 
-TEST_CASE("entities: posts carry attributes, found newest first; a deleted one never shows") {
+TEST_CASE("entities: posts carry attributes, found newest first, a deleted one never shows") {
   Cluster c;
   c.Run("index_add", {{"name", "link"}, {"property", "link"}});
   // Sharded on the author's attribute: rows of one title live on every shard.
@@ -96,7 +96,7 @@ TEST_CASE("entities: bad --attr is refused and changes nothing") {
   REQUIRE(test::DumpCluster(c.dir(), c.shards()) == before);
 }
 
-TEST_CASE("entities: a read re-checks the entity and drops a stale hit; fsck and cleaner fix it") {
+TEST_CASE("entities: a read re-checks the entity and drops a stale hit, fsck and cleaner fix it") {
   Cluster c;
   c.Run("index_add", {{"name", "link"}, {"property", "link"}});
   int64_t a = c.AddUser("alice");

@@ -46,7 +46,7 @@ TEST_CASE("entity: refused bodies — not an object, over 64 KiB — and a corru
   REQUIRE(FailureCode([] { DecodeEntityBody("not zlib"); }) == Code::kStorageError);
 }
 
-TEST_CASE("entity: index values are strings and integers; their shard is stable") {
+TEST_CASE("entity: index values are strings and integers, their shard stable") {
   Json body{{"link", "u"}, {"user_id", 35}, {"score", 1.5}, {"tags", Json::array()}};
   REQUIRE(IndexValue(body, "link") == std::optional<std::string>("u"));
   REQUIRE(IndexValue(body, "user_id") == std::optional<std::string>("35"));
