@@ -1,7 +1,7 @@
 // Creating a message: the one path post, comment and repost share (message.h), and its
 // pieces.
-#include "flows/flows.h"
 #include "flows/entities.h"
+#include "flows/flows.h"
 #include "flows/message.h"
 #include "storage/gene_id.h"
 #include "tables/author_feed.h"

@@ -47,7 +47,7 @@ struct ClusterConfig {
   int discover_groups = 8;
   int64_t discover_refresh = 300;
   int discover_pool = 500;
-  std::vector<IndexSpec> indexes;       // weibo-index(1): none at first
+  std::vector<IndexSpec> indexes;  // weibo-index(1): none at first
 
   Json ToJson() const;
   static ClusterConfig FromJson(const Json& j);  // throws Failure(storage_error)
