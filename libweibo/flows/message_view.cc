@@ -112,7 +112,10 @@ Json MessageView::Render(const MsgRow& m) {
     j["root"] =
         root.is_null() ? Json{{"id", std::to_string(m.root_msg_id)}, {"deleted", true}} : root;
   }
-  Json attrs = MessageAttrs(ctx_, m.id);  // --attr's, only on a message that has them
+  // --attr's, only on a message that has them; most often read with the page's rows.
+  Json attrs = cached != rows_.end() && cached->second && cached->second->attrs_known
+                   ? cached->second->attrs
+                   : MessageAttrs(ctx_, m.id);
   if (!attrs.is_null()) j["attrs"] = std::move(attrs);
   return j;
 }

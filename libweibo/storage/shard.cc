@@ -48,6 +48,11 @@ Stmt& Stmt::BindNull(int index) {
   return *this;
 }
 
+Stmt& Stmt::BindBlob(int index, const std::string& bytes) {
+  sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
 bool Stmt::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
@@ -86,6 +91,13 @@ std::string Stmt::Text(int column) const {
   const auto* text = sqlite3_column_text(stmt_, column);
   if (text == nullptr) return std::string();
   return std::string(reinterpret_cast<const char*>(text), sqlite3_column_bytes(stmt_, column));
+}
+
+std::string Stmt::Blob(int column) const {
+  const void* data = sqlite3_column_blob(stmt_, column);
+  if (data == nullptr) return std::string();
+  return std::string(static_cast<const char*>(data),
+                     static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
 bool Stmt::IsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }

@@ -41,6 +41,7 @@ class Stmt {
   Stmt& Bind(int index, int64_t value);
   Stmt& Bind(int index, const std::string& value);
   Stmt& BindNull(int index);
+  Stmt& BindBlob(int index, const std::string& bytes);
   // Binds values to ?1, ?2, ... in order: BindAll(user, msg) is Bind(1, user).Bind(2, msg).
   template <typename... Values>
   Stmt& BindAll(const Values&... values) {
@@ -60,6 +61,7 @@ class Stmt {
   int64_t IntOr(int64_t fallback);
   int64_t Int(int column) const;
   std::string Text(int column) const;
+  std::string Blob(int column) const;  // the bytes of a BLOB column; empty for NULL
   bool IsNull(int column) const;
   void Reset();
   sqlite3_stmt* raw() { return stmt_; }

@@ -235,11 +235,11 @@ void ShardSet::WriteIndexes(const std::vector<IndexSpec>& indexes) {
   config_stamp_ = FileStamp(path);
 }
 
-void ShardSet::CheckpointOpened() {
+void ShardSet::CheckpointOpened(int64_t min_wal_bytes) {
   for (auto& shard : shards_)
-    if (shard) shard->Checkpoint(4 << 20);
+    if (shard) shard->Checkpoint(min_wal_bytes);
   for (auto& search : search_)
-    if (search) search->Checkpoint(4 << 20);
+    if (search) search->Checkpoint(min_wal_bytes);
 }
 
 void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) {

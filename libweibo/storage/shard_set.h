@@ -81,8 +81,9 @@ class ShardSet {
   const std::vector<IndexSpec>& Indexes();
   // Replaces cluster.json's indexes (atomically: a temporary file renamed over it).
   void WriteIndexes(const std::vector<IndexSpec>& indexes);
-  // Checkpoints every opened shard whose WAL has grown past a few megabytes.
-  void CheckpointOpened();
+  // Checkpoints every opened shard whose WAL has grown past min_wal_bytes (by default a few
+  // megabytes: after each write), truncating the WAL.
+  void CheckpointOpened(int64_t min_wal_bytes = 4 << 20);
 
  private:
   std::string ShardPath(int index) const;

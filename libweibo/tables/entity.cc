@@ -15,17 +15,6 @@ namespace {
 
 constexpr char kMessageTag[8] = {'m', 's', 'g', 0, 0, 0, 0, 0};
 
-void BindBlob(Stmt& s, int index, const std::string& bytes) {
-  sqlite3_bind_blob(s.raw(), index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
-}
-
-std::string ColumnBlob(Stmt& s, int column) {
-  const void* data = sqlite3_column_blob(s.raw(), column);
-  if (data == nullptr) return std::string();
-  return std::string(static_cast<const char*>(data),
-                     static_cast<size_t>(sqlite3_column_bytes(s.raw(), column)));
-}
-
 // The SQL of one index table. Names are identifiers checked before they get here
 // (flows/entities.cc), so the table name is the only text built into a statement; values
 // are always bound.
@@ -38,12 +27,12 @@ Stmt& RowStmt(Shard& shard, const std::string& sql, const std::string& value,
               const std::string& entity_id) {
   Stmt& s = shard.Query(sql.c_str());
   s.Bind(1, value);
-  BindBlob(s, 2, entity_id);
+  s.BindBlob(2, entity_id);
   return s;
 }
 
 EntityRow ReadEntity(Stmt& s) {
-  return EntityRow{s.Int(0), ColumnBlob(s, 1), s.Int(2), DecodeEntityBody(ColumnBlob(s, 3))};
+  return EntityRow{s.Int(0), s.Blob(1), s.Int(2), DecodeEntityBody(s.Blob(3))};
 }
 
 }  // namespace
@@ -135,15 +124,15 @@ void PutEntity(Shard& shard, const std::string& id, int64_t updated, const Json&
   Stmt& s = shard.Query(
       "INSERT INTO entities(id, updated, body) VALUES (?, ?, ?) "
       "ON CONFLICT(id) DO UPDATE SET updated = excluded.updated, body = excluded.body");
-  BindBlob(s, 1, id);
+  s.BindBlob(1, id);
   s.Bind(2, updated);
-  BindBlob(s, 3, EncodeEntityBody(body));
+  s.BindBlob(3, EncodeEntityBody(body));
   s.Run();
 }
 
 std::optional<EntityRow> GetEntity(Shard& shard, const std::string& id) {
   Stmt& s = shard.Query("SELECT added_id, id, updated, body FROM entities WHERE id = ?");
-  BindBlob(s, 1, id);
+  s.BindBlob(1, id);
   std::optional<EntityRow> row;
   if (s.Step()) row = ReadEntity(s);
   s.Reset();
@@ -152,7 +141,7 @@ std::optional<EntityRow> GetEntity(Shard& shard, const std::string& id) {
 
 bool DeleteEntity(Shard& shard, const std::string& id) {
   Stmt& s = shard.Query("DELETE FROM entities WHERE id = ?");
-  BindBlob(s, 1, id);
+  s.BindBlob(1, id);
   return s.Run() > 0;
 }
 
@@ -222,10 +211,10 @@ std::vector<std::string> IndexEntities(Shard& shard, const std::string& name,
                             " WHERE value = ? AND entity_id < ? ORDER BY entity_id DESC LIMIT ?")
                             .c_str());
   s.Bind(1, value);
-  BindBlob(s, 2, bound);
+  s.BindBlob(2, bound);
   s.Bind(3, limit);
   std::vector<std::string> ids;
-  while (s.Step()) ids.push_back(ColumnBlob(s, 0));
+  while (s.Step()) ids.push_back(s.Blob(0));
   s.Reset();
   return ids;
 }
@@ -236,10 +225,10 @@ std::vector<IndexRow> IndexRowsAfter(Shard& shard, const std::string& name, cons
                             " WHERE (value, entity_id) > (?, ?) ORDER BY value, entity_id LIMIT ?")
                             .c_str());
   s.Bind(1, after.value);
-  BindBlob(s, 2, after.entity_id);
+  s.BindBlob(2, after.entity_id);
   s.Bind(3, limit);
   std::vector<IndexRow> rows;
-  while (s.Step()) rows.push_back({s.Text(0), ColumnBlob(s, 1)});
+  while (s.Step()) rows.push_back({s.Text(0), s.Blob(1)});
   s.Reset();
   return rows;
 }

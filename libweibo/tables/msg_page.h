@@ -14,6 +14,7 @@
 
 #include "tables/msg_counter.h"
 #include "tables/msg_info.h"
+#include "weibo/storage.h"
 
 namespace weibo {
 
@@ -23,6 +24,11 @@ struct PageRow {
   MsgRow msg;
   std::optional<CounterRow> counter;       // none when the message has no counter row
   std::optional<std::string> author_name;  // none when user_info is on another shard
+  // The message's --attr's (its entity's body, tables/entity.h), when attrs_known: null for
+  // a message that has none. Not known when the shard held too many entities in the page's
+  // id range to read them in passing; the caller then looks the entity up.
+  bool attrs_known = false;
+  Json attrs;
 };
 
 // The rows of the messages ids (all of this shard) that exist, in no particular order;

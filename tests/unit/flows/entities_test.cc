@@ -1,6 +1,8 @@
 // flows/entities.cc, find.cc and cleaner.cc: messages' attributes as entities, the
 // declared indexes, reads that re-check the entity and drop stale hits, and the cleaner —
 // its repairs, its backfill of a new index and its resumption after a stop.
+#include <map>
+
 #include "tables/entity.h"
 #include "test_support.h"
 
@@ -79,6 +81,36 @@ TEST_CASE("entities: posts carry attributes, found newest first, a deleted one n
   REQUIRE(c.Fsck().at("ok") == true);  // the delete took its entity's rows with it
   REQUIRE(c.CodeOf("find", {{"query", "feed=f1"}}) == Code::kInvalidArgument);  // no index
   REQUIRE(c.CodeOf("find", {{"query", "link"}}) == Code::kInvalidArgument);
+}
+
+TEST_CASE("entities: a timeline page shows every post's attributes, read with its rows") {
+  // A page's rows come with the entities of the page's id range on each shard, up to 64 of
+  // them (tables/msg_page.cc); past that, the rest are looked up one by one. Both paths:
+  // 100 posts of one author (one shard, by the gene method), 70 of them with attributes.
+  Cluster c;
+  int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
+  c.Run("follow", {{"user", a}, {"target", b}});
+  std::map<std::string, std::string> expected;  // message id -> its link, "" for none
+  for (int i = 0; i < 100; ++i) {
+    const bool with = i % 10 < 7;
+    const std::string link = "https://x.test/" + std::to_string(i);
+    Json p = with ? c.Run("post", PostArgs(b, "p" + std::to_string(i), {"link=" + link}))
+                  : c.Run("post", {{"user", b}, {"content", "p" + std::to_string(i)}});
+    expected[p.at("id").get<std::string>()] = with ? link : "";
+  }
+  for (int count : {20, 100}) {
+    INFO("count " << count);
+    Json page = c.Timeline(a, {{"count", count}});
+    REQUIRE(page.size() == static_cast<size_t>(count));
+    for (const Json& item : page) {
+      const std::string& link = expected.at(item.at("id").get<std::string>());
+      INFO(item.at("id"));
+      if (link.empty())
+        REQUIRE_FALSE(item.contains("attrs"));
+      else
+        REQUIRE(item.at("attrs") == Json{{"link", link}});
+    }
+  }
 }
 
 TEST_CASE("entities: bad --attr is refused and changes nothing") {
