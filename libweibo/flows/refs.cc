@@ -10,6 +10,9 @@
 // the comment or repost in msg_deleted first, so a ref_add of it that a crash left pending
 // and that arrives later adds no relation row and no count.
 //
+// msg_b archived (flows/archive.h): its counters and relation rows are in the archive, and
+// so both jobs apply there (a comment or repost written while msg_b was being archived).
+//
 // ref_add jobs merge (seed 004: "three reposts become one +3"): the ref_adds one drain
 // applies to a shard are applied together, after its other jobs, by ApplyRefAdds — one
 // UPDATE msg_counter per referenced message, the page_index of each comment or repost
@@ -19,6 +22,7 @@
 #include <algorithm>
 #include <set>
 
+#include "flows/archive.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "tables/msg_counter.h"
@@ -63,6 +67,8 @@ void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& p) {
     CounterRow now = *GetCounter(target, rel.referenced_msg_id);
     int64_t n = rel.type == kComment ? now.commented : now.transferred;
     rel.page_index = PageIndex(n, ctx.config().page_size);
+  } else if (ApplyRefAddToArchive(ctx, target, p)) {
+    return;  // msg_b was archived meanwhile: its counters and pages are in the archive
   }
   InsertMsgRelation(target, rel);
 }
@@ -94,7 +100,13 @@ void ApplyRefAdds(Context& ctx, Shard& target, const std::vector<RefAddJob>& job
     delta.commented = delta.comments = static_cast<int64_t>(refs.comments.size());
     delta.transferred = delta.transfers = static_cast<int64_t>(refs.reposts.size());
     std::optional<CounterRow> now;
-    if (AddCounter(target, delta)) now = GetCounter(target, refs.msg_id);
+    if (AddCounter(target, delta)) {
+      now = GetCounter(target, refs.msg_id);
+    } else if (ArchivedCounter(ctx, refs.msg_id)) {  // archived meanwhile: one job at a time
+      for (const auto* list : {&refs.comments, &refs.reposts})
+        for (const RefAddJob* p : *list) ApplyRefAddToArchive(ctx, target, *p);
+      continue;
+    }
     auto insert = [&](const std::vector<const RefAddJob*>& list, int64_t count) {
       for (size_t i = 0; i < list.size(); ++i) {
         RelationMsgRow rel = Relation(*list[i]);
@@ -110,9 +122,12 @@ void ApplyRefAdds(Context& ctx, Shard& target, const std::vector<RefAddJob>& job
   }
 }
 
-void ApplyRefRemove(Context&, Shard& target, const RefRemoveJob& p) {
+void ApplyRefRemove(Context& ctx, Shard& target, const RefRemoveJob& p) {
   RecordMsgDeleted(target, p.reference_msg_id);
-  if (!DeleteMsgRelation(target, p.reference_id, p.reference_msg_id)) return;
+  if (!DeleteMsgRelation(target, p.reference_id, p.reference_msg_id)) {
+    ApplyRefRemoveToArchive(ctx, target, p);  // msg_b and its relation rows were archived
+    return;
+  }
   CounterRow delta;
   delta.msg_id = p.referenced_msg_id;
   if (p.type == kComment)
