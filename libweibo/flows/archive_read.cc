@@ -3,6 +3,7 @@
 #include "flows/archive.h"
 #include "flows/flows.h"
 #include "flows/job_payloads.h"
+#include "flows/message.h"
 #include "tables/msg_msg_relation.h"
 
 namespace weibo {
@@ -27,21 +28,9 @@ bool ApplyRefAddToArchive(Context& ctx, Shard& target, const RefAddJob& p) {
   WriteTxn txn(*archive);
   if (!GetCounter(*archive, p.referenced_msg_id)) return false;  // not archived: rolled back
   if (!GetMsgRelation(*archive, p.reference_id, p.reference_msg_id)) {
-    CounterRow delta;
-    delta.msg_id = p.referenced_msg_id;
-    if (p.type == kComment)
-      delta.commented = delta.comments = 1;
-    else
-      delta.transferred = delta.transfers = 1;
-    AddCounter(*archive, delta);
+    AddCounter(*archive, RefAddDelta(p));
     const CounterRow now = *GetCounter(*archive, p.referenced_msg_id);
-    RelationMsgRow rel;
-    rel.type = p.type;
-    rel.reference_id = p.reference_id;
-    rel.reference_msg_id = p.reference_msg_id;
-    rel.referenced_id = p.referenced_id;
-    rel.referenced_msg_id = p.referenced_msg_id;
-    rel.time = p.time;
+    RelationMsgRow rel = RefRelation(p);
     rel.page_index =
         PageIndex(p.type == kComment ? now.commented : now.transferred, ctx.config().page_size);
     InsertMsgRelation(*archive, rel);
@@ -56,13 +45,7 @@ bool ApplyRefRemoveToArchive(Context& ctx, Shard& target, const RefRemoveJob& p)
   if (archive == nullptr) return false;
   WriteTxn txn(*archive);
   if (!DeleteMsgRelation(*archive, p.reference_id, p.reference_msg_id)) return false;
-  CounterRow delta;
-  delta.msg_id = p.referenced_msg_id;
-  if (p.type == kComment)
-    delta.comments = -1;
-  else
-    delta.transfers = -1;
-  AddCounter(*archive, delta);
+  AddCounter(*archive, RefRemoveDelta(p));
   txn.Commit();
   archive->SyncWal();
   return true;

@@ -36,9 +36,7 @@ void EnqueueRefAdd(Context& ctx, Shard& shard, const MsgRow& msg) {
           RefAddJob{msg.type, msg.user_id, msg.id, msg.ref_user_id, msg.ref_msg_id, msg.time});
 }
 
-namespace {
-
-RelationMsgRow Relation(const RefAddJob& p) {
+RelationMsgRow RefRelation(const RefAddJob& p) {
   RelationMsgRow rel;
   rel.type = p.type;
   rel.reference_id = p.reference_id;
@@ -49,21 +47,33 @@ RelationMsgRow Relation(const RefAddJob& p) {
   return rel;
 }
 
-}  // namespace
+CounterRow RefRemoveDelta(const RefRemoveJob& p) {
+  CounterRow delta;
+  delta.msg_id = p.referenced_msg_id;
+  if (p.type == kComment)
+    delta.comments = -1;
+  else
+    delta.transfers = -1;
+  return delta;
+}
+
+CounterRow RefAddDelta(const RefAddJob& p) {
+  CounterRow delta;
+  delta.msg_id = p.referenced_msg_id;
+  if (p.type == kComment)
+    delta.commented = delta.comments = 1;
+  else
+    delta.transferred = delta.transfers = 1;
+  return delta;
+}
 
 void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& p) {
-  RelationMsgRow rel = Relation(p);
+  RelationMsgRow rel = RefRelation(p);
   if (GetMsgRelation(target, rel.reference_id, rel.reference_msg_id)) return;
   // The comment or repost was deleted and its ref_remove came first (a crash left this
   // job pending): nothing to add.
   if (MsgDeleted(target, rel.reference_msg_id)) return;
-  CounterRow delta;
-  delta.msg_id = rel.referenced_msg_id;
-  if (rel.type == kComment)
-    delta.commented = delta.comments = 1;
-  else
-    delta.transferred = delta.transfers = 1;
-  if (AddCounter(target, delta)) {
+  if (AddCounter(target, RefAddDelta(p))) {
     CounterRow now = *GetCounter(target, rel.referenced_msg_id);
     int64_t n = rel.type == kComment ? now.commented : now.transferred;
     rel.page_index = PageIndex(n, ctx.config().page_size);
@@ -109,7 +119,7 @@ void ApplyRefAdds(Context& ctx, Shard& target, const std::vector<RefAddJob>& job
     }
     auto insert = [&](const std::vector<const RefAddJob*>& list, int64_t count) {
       for (size_t i = 0; i < list.size(); ++i) {
-        RelationMsgRow rel = Relation(*list[i]);
+        RelationMsgRow rel = RefRelation(*list[i]);
         if (now) {
           int64_t n = count - static_cast<int64_t>(list.size() - i) + 1;
           rel.page_index = PageIndex(n, ctx.config().page_size);
@@ -128,13 +138,7 @@ void ApplyRefRemove(Context& ctx, Shard& target, const RefRemoveJob& p) {
     ApplyRefRemoveToArchive(ctx, target, p);  // msg_b and its relation rows were archived
     return;
   }
-  CounterRow delta;
-  delta.msg_id = p.referenced_msg_id;
-  if (p.type == kComment)
-    delta.comments = -1;
-  else
-    delta.transfers = -1;
-  AddCounter(target, delta);
+  AddCounter(target, RefRemoveDelta(p));
 }
 
 }  // namespace weibo

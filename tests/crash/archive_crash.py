@@ -41,18 +41,13 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import crash_test  # noqa: E402 (its check() and failure count)
+
+check = crash_test.check
 SHARDS = 8
 USERS = 16
 BEFORE = "2025-02-01T00:00:00Z"
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print("FAIL " + what, flush=True)
-    return ok
 
 
 class Data:
@@ -297,8 +292,8 @@ def main():
             writers(args, rng, os.path.abspath(args.bin_dir), work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("%d failure(s)" % failures, flush=True)
-    return 1 if failures else 0
+    print("%d failure(s)" % crash_test.failures, flush=True)
+    return 1 if crash_test.failures else 0
 
 
 if __name__ == "__main__":
