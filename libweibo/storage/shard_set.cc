@@ -211,31 +211,43 @@ Shard& ShardSet::SearchAt(int index) {
   return *slot;
 }
 
+// A new archive file is made whole under another name and renamed into place: a reader
+// (which never creates one) sees no file or a complete one, and a kill while it is made
+// leaves only the temporary file, made again by the next run.
+void MakeArchive(const ClusterConfig& config, int index, const std::string& path) {
+  const std::string tmp = path + ".new";
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((tmp + suffix).c_str());
+  {
+    Shard made(index, tmp, true, nullptr);
+    Migrate(made, true);
+    WriteTxn txn(made);
+    for (const auto& row : {std::pair<const char*, std::string>{"cluster_id", config.cluster_id},
+                            {"shard_index", std::to_string(index)},
+                            {"shard_count", std::to_string(config.shards)},
+                            {"archive", "1"}})
+      made.Query("INSERT INTO meta(key, value) VALUES (?, ?)").BindAll(row.first, row.second).Run();
+    txn.Commit();
+    made.Checkpoint(0);  // everything in the file itself, its header's application_id too
+  }
+  for (const char* suffix : {"-wal", "-shm"}) std::remove((tmp + suffix).c_str());
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    Fail(Code::kStorageError, "cannot create " + path);
+}
+
 Shard* ShardSet::ArchiveAt(int index, bool create) {
   auto& slot = archive_[index];
   if (slot) return slot.get();
   const std::string path = dir_ + "/" + ArchiveFileName(index, config_.shards);
-  const bool fresh = !Exists(path);
-  if (fresh && !create) return nullptr;
-  At(index);  // an archive never stands alone either
-  if (!fresh && !LooksLikeShard(path)) Fail(Code::kStorageError, path + " is corrupt");
-  auto archive = std::make_unique<Shard>(index, path, fresh, explain_log_);
+  if (!Exists(path)) {
+    if (!create) return nullptr;
+    At(index);  // an archive never stands alone either
+    MakeArchive(config_, index, path);
+  }
+  if (!LooksLikeShard(path)) Fail(Code::kStorageError, path + " is corrupt or not an archive");
+  auto archive = std::make_unique<Shard>(index, path, false, explain_log_);
   archive->set_label("archive");
   if (config_.durability == "normal") archive->CapSync(Sync::kNormal);
-  Migrate(*archive, fresh && archive->UserVersion() == 0);
-  if (MetaValue(*archive, "cluster_id").empty()) {
-    // Two runs may create it at once: the first transaction writes the meta rows.
-    WriteTxn txn(*archive);
-    for (const auto& row : {std::pair<const char*, std::string>{"cluster_id", config_.cluster_id},
-                            {"shard_index", std::to_string(index)},
-                            {"shard_count", std::to_string(config_.shards)},
-                            {"archive", "1"}})
-      archive->Query("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)")
-          .BindAll(row.first, row.second)
-          .Run();
-    txn.Commit();
-    archive->Checkpoint(0);  // the file's own header now carries the application_id
-  }
+  Migrate(*archive, false);
   if (MetaValue(*archive, "cluster_id") != config_.cluster_id ||
       MetaValue(*archive, "shard_index") != std::to_string(index) ||
       MetaValue(*archive, "archive") != "1")
@@ -367,7 +379,7 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
       for (const std::string& name :
            {ShardFileName(i, count), SearchFileName(i, count), ArchiveFileName(i, count)}) {
         std::string base = dir + "/" + name;
-        for (const char* suffix : {"", "-wal", "-shm", ".ckpt", ".lock"})
+        for (const char* suffix : {"", "-wal", "-shm", ".ckpt", ".lock", ".new"})
           std::remove((base + suffix).c_str());
       }
     }
