@@ -143,8 +143,10 @@ def views(data, msgs):
 
 
 def check_placement(data, all_ids, label):
-    seen = set()
+    """The number of messages found in transit (in both, above their shard's mark)."""
+    seen, transit = set(), 0
     for i, (live, archived, mark) in enumerate(data.state()):
+        transit += len(live & archived)
         for m in live & archived:
             check(m >= mark, "%s: message %d is live and archived below shard %d's mark %d"
                   % (label, m, i, mark))
@@ -152,6 +154,7 @@ def check_placement(data, all_ids, label):
     missing = all_ids - seen
     check(not missing, "%s: %d message(s) neither live nor archived: %s"
           % (label, len(missing), sorted(missing)[:5]))
+    return transit
 
 
 def kills(args, rng, bin_dir, work):
@@ -174,6 +177,7 @@ def kills(args, rng, bin_dir, work):
     cmd = [os.path.join(bin_dir, "weibo-archive"), "--before", BEFORE, "--batch", "5"]
     env = dict(os.environ, WEIBO_DATA=data.path)
     env.pop("WEIBO_CONNECT", None)
+    killed = transit = 0
     for k in range(args.kills):
         p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         time.sleep(rng.uniform(0, 1.2 * duration))
@@ -182,13 +186,16 @@ def kills(args, rng, bin_dir, work):
             p.send_signal(signal.SIGKILL)
         p.wait()
         label = "kill %d" % (k + 1)
-        check_placement(data, all_ids, label)
+        killed += 0 if ended else 1
+        transit += check_placement(data, all_ids, label)
         got = views(data, msgs)
         check(got[0] == expected[0], label + ": counts differ from before the archive")
         check(got[1] == expected[1], label + ": a --posts timeline differs")
         check(got[2] == expected[2], label + ": a home timeline differs")
         if ended:
             fresh()  # it finished: kill the next run from the start again
+    print("%d of %d runs killed before their end; %d message(s) found in transit" %
+          (killed, args.kills, transit), flush=True)
     data.run("archive", "--before", BEFORE, "--batch", "5")
     before_id = int(json.load(open(os.path.join(data.path, "archive.json")))["before_id"])
     for i, (live, archived, mark) in enumerate(data.state()):
