@@ -99,9 +99,9 @@ TEST_CASE("archive: old messages move with their rows, and every read still find
   std::vector<int64_t> paged = s.c.WholeTimeline(s.bob, 1);
   REQUIRE(paged == IdsOf(home));
   REQUIRE(s.c.Fsck().at("ok") == true);
-  // Again: nothing left to move.
+  // Again: nothing left to move (the ids only: showing the late comment counted a view).
   REQUIRE(s.Archive().at("messages") == 0);
-  REQUIRE(s.c.Timeline(s.bob, {{"count", 200}}) == home);
+  REQUIRE(IdsOf(s.c.Timeline(s.bob, {{"count", 200}})) == IdsOf(home));
 }
 
 TEST_CASE("archive: every feed mode's home timeline is the same after archiving") {
