@@ -11,6 +11,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "archive_bench.h"
 #include "baselines.h"
 #include "cli_support.h"
 #include "counters.h"
@@ -377,8 +378,46 @@ int Main(int argc, char** argv) {
   search->add_flag("--progress", search_spec.progress,
                    "draw the progress on standard error even when it is no terminal");
 
+  ArchiveBenchSpec archive_spec;
+  bool archive_json = false;
+  std::string archive_now = "2024-01-01T00:00:00Z";
+  CLI::App* archive = app.add_subcommand(
+      "archive", "live shards' size and timeline latency before and after weibo-archive");
+  archive->add_option("--posts", archive_spec.posts, "posts loaded")->capture_default_str();
+  archive->add_option("--users", archive_spec.users, "their authors (Zipf)")->capture_default_str();
+  archive->add_option("--follows", archive_spec.follows, "followees of each user")
+      ->capture_default_str();
+  archive->add_option("--reads", archive_spec.reads, "home timeline reads timed on each side")
+      ->capture_default_str();
+  archive->add_option("--fraction", archive_spec.fraction, "the oldest posts archived")
+      ->capture_default_str();
+  archive->add_option("--feed", archive_spec.feed, "push, pull or hybrid")->capture_default_str();
+  archive->add_option("--shards", archive_spec.shards, "shards of the cluster, a power of two")
+      ->capture_default_str();
+  archive->add_option("--seed", archive_spec.seed, "seed of the graph, authors and readers")
+      ->capture_default_str();
+  archive->add_option("--now", archive_now, "clock of the first post (one second a post)")
+      ->capture_default_str();
+  archive->add_option("--data", archive_spec.data, "keep the cluster in DIR/archive");
+  archive->add_flag("--json", archive_json, "print the results as one JSON object");
+  archive->add_flag("--progress", archive_spec.progress,
+                    "draw the progress on standard error even when it is no terminal");
+
   if (auto exit = cli::ParseArgs(app, argc, argv)) return *exit;
   if (counters_cmd->parsed()) return CountersMain(counters, counters_flags);
+
+  if (archive->parsed()) {
+    auto clock = ParseClock(archive_now);
+    if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), archive_json);
+    if (clock.value() == 0)
+      return cli::ReportError(kProgram, Status(Code::kInvalidArgument, "--now must be a time"),
+                              archive_json);
+    archive_spec.start_ms = clock.value();
+    auto r = RunArchiveBench(archive_spec);
+    if (!r.ok()) return cli::ReportError(kProgram, r.status(), archive_json);
+    std::cout << (archive_json ? r.value().dump() + "\n" : ArchiveBenchTable(r.value()));
+    return 0;
+  }
 
   if (search->parsed()) {
     auto clock = ParseClock(search_now);

@@ -44,8 +44,7 @@ Json Delete(Context& ctx, const Json& args) {
     txn.Commit();  // nothing written
     return replay();
   }
-  if (!DeleteMsg(shard, msg.id))
-    Fail(Code::kNotFound, "no message with id " + std::to_string(msg.id));
+  if (!DeleteMsg(shard, msg.id)) ctx.MsgGone(msg.id);  // deleted or archived meanwhile
   DeleteCounter(shard, msg.id);
   DeleteLikesOf(shard, msg.id);
   DeleteHistory(shard, msg.id);

@@ -38,6 +38,14 @@
 //   indexes       every entity has its row in each declared index, and every index row
 //                 names an entity that has that value and routes the row to its shard
 //                 (flows/cleaner.cc). Repair adds the missing rows and deletes the stale.
+//   archive       the archive files (archive-NN.db, flows/archive.h) are checked with their
+//                 shards: an archived message counts as a message everywhere above (its
+//                 author's msg_count, the relation rows, counters and likes beside it, in
+//                 its archive), and an archived inbox row or relation row must name a
+//                 message that is live or archived. A message both live and archived is
+//                 one an archive run was moving when it stopped: repair finishes the move
+//                 (unless a run holds the shard's lock). The archived inbox rows are
+//                 checked for that only: below the archive's boundary timelines pull.
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -45,6 +53,7 @@
 #include <set>
 #include <tuple>
 
+#include "flows/archive.h"
 #include "flows/entities.h"
 #include "flows/feed_policy.h"
 #include "flows/flows.h"
@@ -80,12 +89,53 @@ struct Snapshot {
   std::vector<InboxRow> inbox_rows;
   std::map<int64_t, int64_t> floors;                // inbox floor by user (tables/msg_index.h)
   std::set<std::pair<int64_t, int64_t>> active_on;  // (reader, author), hybrid
+  // The archive: ids of the messages whose rows are in an archive file (messages, counters,
+  // likes), whether each msg_relations row is, the archived inbox rows, and the messages
+  // in both a shard and its archive as (shard, message).
+  std::set<int64_t> archived;
+  std::vector<bool> relation_archived;
+  std::vector<InboxRow> archived_inbox;
+  std::vector<std::pair<int, int64_t>> both;
 
   int64_t Floor(int64_t user) const {
     auto it = floors.find(user);
     return it == floors.end() ? 0 : it->second;
   }
 };
+
+// Shard i's archive, after the shard: a message only there is archived; one in both (a
+// move that stopped between its two commits) is counted as live, its archive rows left out.
+void LoadArchive(Context& ctx, Snapshot& s, int i) {
+  Shard* archive = ctx.shards().ArchiveAt(i);
+  if (archive == nullptr) return;
+  ReadTxn txn(*archive);
+  std::set<int64_t> moving;
+  for (auto& m : AllMsgs(*archive)) {
+    if (s.msgs.count(m.id)) {
+      s.both.emplace_back(i, m.id);
+      moving.insert(m.id);
+      continue;
+    }
+    s.archived.insert(m.id);
+    s.msgs[m.id] = m;
+  }
+  for (auto& c : AllCounters(*archive))
+    if (!moving.count(c.msg_id) && !s.counters.count(c.msg_id)) {
+      s.archived.insert(c.msg_id);
+      s.counters[c.msg_id] = c;
+    }
+  for (auto& [msg, n] : LikeCounts(*archive))
+    if (!moving.count(msg) && !s.like_rows.count(msg)) {
+      s.archived.insert(msg);
+      s.like_rows[msg] = n;
+    }
+  for (auto& r : AllMsgRelations(*archive))
+    if (!moving.count(r.referenced_msg_id)) {
+      s.msg_relations.push_back(r);
+      s.relation_archived.push_back(true);
+    }
+  for (auto& r : AllInbox(*archive)) s.archived_inbox.push_back(r);
+}
 
 Snapshot Load(Context& ctx) {
   Snapshot s;
@@ -112,6 +162,8 @@ Snapshot Load(Context& ctx) {
       s.inbox.insert({r.user_id, r.msg_id});
       s.inbox_rows.push_back(r);
     }
+    s.relation_archived.resize(s.msg_relations.size(), false);
+    LoadArchive(ctx, s, i);
     ctx.Progress("fsck: reading shards", i + 1, ctx.shards().count());
   }
   return s;
@@ -150,6 +202,35 @@ class Checker {
 
 std::string S(int64_t v) { return std::to_string(v); }
 
+// The file that holds a message's rows: its archive when the snapshot found them there.
+Shard& FileOf(Context& ctx, const Snapshot& s, int64_t msg_id) {
+  if (s.archived.count(msg_id)) return *ArchiveOfMsg(ctx, msg_id);
+  return ctx.shards().ForMsg(msg_id);
+}
+
+// Messages both live and archived (flows/archive.h): reported, one line a shard; repair
+// finishes the move of each such shard, as the run that stopped would have (unless a run
+// holds the shard's lock now: that run finishes it). True when a move was finished.
+bool CheckArchive(Context& ctx, Checker& c, const Snapshot& s) {
+  std::map<int, std::vector<int64_t>> by_shard;
+  for (const auto& [shard, id] : s.both) by_shard[shard].push_back(id);
+  bool moved = false;
+  for (const auto& [shard, ids] : by_shard) {
+    const int i = shard;
+    c.ViolationFixedBy("archive",
+                       ctx.shards().At(i).name() + ": " + S(static_cast<int64_t>(ids.size())) +
+                           " message(s) both live and archived, from " + S(ids.front()) +
+                           " (an archive run stopped while moving them)",
+                       [&ctx, &moved, i] {
+                         auto lock = ArchiveLock::TryTake(ctx, i);
+                         if (!lock) return;
+                         ArchiveShard(ctx, i, ctx.shards().ArchivedBelow(), 500);
+                         moved = true;
+                       });
+  }
+  return moved;
+}
+
 void CheckStorage(Context& ctx, Checker& c, bool repair) {
   for (int i = 0; i < ctx.shards().count(); ++i) {
     Shard& shard = ctx.shards().At(i);
@@ -157,6 +238,12 @@ void CheckStorage(Context& ctx, Checker& c, bool repair) {
     std::string result = st.Step() ? st.Text(0) : "no answer";
     st.Reset();
     if (result != "ok") c.Report("integrity", shard.name() + ": " + result);
+    if (Shard* archive = ctx.shards().ArchiveAt(i)) {
+      Stmt& at = archive->Query("PRAGMA integrity_check");
+      std::string checked = at.Step() ? at.Text(0) : "no answer";
+      at.Reset();
+      if (checked != "ok") c.Report("integrity", archive->name() + ": " + checked);
+    }
     ctx.Progress("fsck: integrity check", i + 1, ctx.shards().count());
   }
   if (repair) DrainAllPending(ctx);
@@ -184,12 +271,15 @@ void CheckRelations(Context& ctx, Checker& c, const Snapshot& s) {
     }
   }
   // A comment or repost that was deleted takes its relation row with it (ref_remove).
-  for (const auto& r : s.msg_relations) {
+  for (size_t k = 0; k < s.msg_relations.size(); ++k) {
+    const auto& r = s.msg_relations[k];
     if (s.msgs.count(r.reference_msg_id)) continue;
     c.Violation("relation",
                 std::string(r.type == kComment ? "comment " : "repost ") + S(r.reference_msg_id) +
-                    " of message " + S(r.referenced_msg_id) + " was deleted but is still listed",
-                shards.ForMsg(r.referenced_msg_id),
+                    " of message " + S(r.referenced_msg_id) + " was deleted but is still listed" +
+                    (s.relation_archived[k] ? " (archived)" : ""),
+                s.relation_archived[k] ? *ArchiveOfMsg(ctx, r.referenced_msg_id)
+                                       : shards.ForMsg(r.referenced_msg_id),
                 [&](Shard& sh) { DeleteMsgRelation(sh, r.reference_id, r.reference_msg_id); });
   }
 }
@@ -225,7 +315,7 @@ void CheckCounters(Context& ctx, Checker& c, const Snapshot& s) {
   }
   for (const auto& [id, m] : s.msgs) {
     int64_t msg_id = id;
-    Shard& shard = ctx.shards().ForMsg(id);
+    Shard& shard = FileOf(ctx, s, id);
     auto it = s.counters.find(id);
     if (it == s.counters.end()) {
       c.Violation("counters", "message " + S(id) + " has no counter row", shard,
@@ -253,7 +343,8 @@ void CheckCounters(Context& ctx, Checker& c, const Snapshot& s) {
     auto it = s.counters.find(id);
     if (it == s.counters.end()) continue;
     auto rows = s.like_rows.find(id);
-    auto pending = s.pending_likes.find(id);
+    // An archived counter has the deltas pending at its move in it already (archive.cc).
+    auto pending = s.archived.count(id) ? s.pending_likes.end() : s.pending_likes.find(id);
     int64_t want = rows == s.like_rows.end() ? 0 : rows->second;
     int64_t have = it->second.likes + (pending == s.pending_likes.end() ? 0 : pending->second);
     if (have == want) continue;
@@ -261,18 +352,18 @@ void CheckCounters(Context& ctx, Checker& c, const Snapshot& s) {
     fixed.likes = want;
     c.Violation("counters",
                 "message " + S(id) + " counts likes " + S(have) + ", rows say " + S(want),
-                ctx.shards().ForMsg(id), [&](Shard& sh) { SetCounter(sh, fixed); });
+                FileOf(ctx, s, id), [&](Shard& sh) { SetCounter(sh, fixed); });
   }
   for (const auto& [id, n] : s.like_rows) {
     int64_t missing = id;
     if (!s.msgs.count(id))
-      c.Violation("counters", S(n) + " like row(s) of missing message " + S(id),
-                  ctx.shards().ForMsg(id), [&](Shard& sh) { DeleteLikesOf(sh, missing); });
+      c.Violation("counters", S(n) + " like row(s) of missing message " + S(id), FileOf(ctx, s, id),
+                  [&](Shard& sh) { DeleteLikesOf(sh, missing); });
   }
   for (const auto& [id, counter] : s.counters) {
     int64_t missing = id;
     if (!s.msgs.count(id))
-      c.Violation("counters", "counter row of missing message " + S(id), ctx.shards().ForMsg(id),
+      c.Violation("counters", "counter row of missing message " + S(id), FileOf(ctx, s, id),
                   [&](Shard& sh) { DeleteCounter(sh, missing); });
   }
 }
@@ -292,8 +383,19 @@ void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
       c.Violation("inbox", where + " is by user " + S(row.author_id) + ", who is not followed",
                   shards.ForUser(row.user_id), drop);
   }
+  // An archived inbox row must name a message, live or archived; nothing else is asked of
+  // it (timelines pull below the archive's boundary).
+  for (const auto& row : s.archived_inbox) {
+    if (s.msgs.count(row.msg_id)) continue;
+    c.Violation(
+        "archive",
+        "archived inbox of user " + S(row.user_id) + ": message " + S(row.msg_id) + " was deleted",
+        *ctx.shards().ArchiveAt(static_cast<int>(row.user_id % shards.count())),
+        [&](Shard& sh) { DeleteInbox(sh, row.user_id, row.msg_id); });
+  }
   for (const auto& [id, m] : s.msgs) {
     const MsgRow& msg = m;
+    if (s.archived.count(id)) continue;  // its own row was archived with the inbox
     if (id >= s.Floor(msg.user_id) && !s.inbox.count({msg.user_id, id}))
       c.Violation("inbox", "message " + S(id) + " is missing from its author's own inbox",
                   shards.ForUser(msg.user_id), [&](Shard& sh) {
@@ -313,6 +415,7 @@ void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
     int64_t floor = s.Floor(user);
     for (const MsgRow* m : posts[other]) {
       if (m->time < since || m->id < floor || s.inbox.count({user, m->id})) continue;
+      if (s.archived.count(m->id) || m->id < ctx.shards().ArchivedBelow()) continue;
       int64_t reader = user;
       c.Violation("inbox",
                   "post " + S(m->id) + " of user " + S(other) + " is missing from follower " +
@@ -430,6 +533,10 @@ void CheckSearch(Context& ctx, Checker& c, const Snapshot& s) {
     int64_t missing = 0, stale = 0;
     for (const auto& [id, m] : s.msgs) {
       if (id % n != i || pending.count(id)) continue;
+      if (s.archived.count(id)) {  // weibo-search --rebuild reads live rows only: either way
+        indexed.erase(id);
+        continue;
+      }
       const std::string text = IndexedText(m);
       auto it = indexed.find(id);
       if (it == indexed.end()) {
@@ -459,6 +566,7 @@ Json Fsck(Context& ctx, const Json& args) {
   ApplyDeferredJobs(ctx);
   CheckStorage(ctx, c, repair);
   Snapshot s = Load(ctx);
+  if (CheckArchive(ctx, c, s)) s = Load(ctx);
   CheckRelations(ctx, c, s);
   if (repair) s = Load(ctx);  // recount what the relation repairs changed
   CheckUserCounts(ctx, c, s);

@@ -16,6 +16,7 @@
 // still pending for it then finds no counter row and adds nothing.
 #include <algorithm>
 
+#include "flows/archive.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "storage/clock.h"
@@ -48,8 +49,7 @@ Json ChangeLike(Context& ctx, const Json& args, int64_t delta) {
       ctx.SettleReplayed();
       return render();
     }
-    if (!GetMsg(shard, msg_id) || !GetCounter(shard, msg_id))
-      Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+    if (!GetMsg(shard, msg_id) || !GetCounter(shard, msg_id)) ctx.MsgGone(msg_id);
     const std::string who = "user " + std::to_string(user);
     const std::string what = "message " + std::to_string(msg_id);
     if (delta > 0 && !InsertLike(shard, LikeRow{msg_id, user, ctx.now()}))
@@ -79,14 +79,17 @@ Json Unlike(Context& ctx, const Json& args) { return ChangeLike(ctx, args, -1); 
 Json Likes(Context& ctx, const Json& args) {
   const int64_t msg_id = args.at("msg").get<int64_t>();
   const int64_t page = args.value("page", int64_t{0});
-  Shard& shard = ctx.shards().ForMsg(msg_id);
+  Shard* shard = &ctx.shards().ForMsg(msg_id);
+  if (!GetCounter(*shard, msg_id)) shard = ArchiveOfMsg(ctx, msg_id);  // its likes moved too
   std::vector<LikeRow> rows;
-  {
-    ReadTxn txn(shard);
-    if (!GetCounter(shard, msg_id))
-      Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
-    rows = LikesPage(shard, msg_id, page, ctx.config().page_size);
+  if (shard != nullptr) {
+    ReadTxn txn(*shard);
+    if (!GetCounter(*shard, msg_id))
+      shard = nullptr;
+    else
+      rows = LikesPage(*shard, msg_id, page, ctx.config().page_size);
   }
+  if (shard == nullptr) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
   Json out = Json::array();
   for (const LikeRow& row : rows) {
     auto user = GetUser(ctx.shards().ForUser(row.user_id), row.user_id);

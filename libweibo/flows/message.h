@@ -34,8 +34,16 @@ Json CreateMessage(Context& ctx, Shard& shard, MsgRow row, const Json& attrs = J
 Json CreateReferringMessage(Context& ctx, const Json& args, int type, std::string content);
 
 // The ref_add job that updates the referenced message's counters and relation row
-// (flows/refs.cc).
+// (flows/refs.cc); the relation row a ref_add writes (page_index 0) and its counter delta
+// (+1 commented and comments, or transferred and transfers), and a ref_remove's (-1
+// comments or transfers).
 void EnqueueRefAdd(Context& ctx, Shard& shard, const MsgRow& msg);
+struct RefAddJob;
+struct RelationMsgRow;
+RelationMsgRow RefRelation(const RefAddJob& p);
+CounterRow RefAddDelta(const RefAddJob& p);
+struct RefRemoveJob;
+CounterRow RefRemoveDelta(const RefRemoveJob& p);
 
 // The feed mode's write side (flows/fanout.cc): enqueues the fan-out of a new original or
 // repost when the mode pushes it, and the purge of a deleted one.

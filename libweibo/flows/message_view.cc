@@ -2,6 +2,7 @@
 // fixed page_index of a comment or repost (read from the relation row beside the message
 // it refers to) and the root message (seed 000, 6-30 update), or {"id","deleted":true}
 // when the author deleted it.
+#include "flows/archive.h"
 #include "flows/entities.h"
 #include "flows/job_payloads.h"
 #include "flows/message.h"
@@ -38,11 +39,21 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
       rows_[id] = std::nullopt;  // gone unless the shard returns it
       by_shard[shards.ForMsg(id).index()].push_back(id);
     }
+  const int64_t archived_below = shards.ArchivedBelow();
   for (int i = 0; i < shards.count(); ++i) {
     if (by_shard[i].empty()) continue;
+    std::vector<int64_t> missing;  // not live: archived, or gone (after the shard's read)
     for (PageRow& row : GetPageRows(shards.At(i), by_shard[i], CounterDeltaJob::kKind)) {
       if (row.author_name && names_.size() <= 64)
         names_.emplace_back(row.msg.user_id, *row.author_name);
+      int64_t id = row.msg.id;
+      rows_[id] = std::move(row);
+    }
+    for (int64_t id : by_shard[i])
+      if (!rows_[id] && id < archived_below) missing.push_back(id);
+    Shard* archive = missing.empty() ? nullptr : shards.ArchiveAt(i);
+    if (archive == nullptr) continue;
+    for (PageRow& row : GetPageRows(*archive, missing, CounterDeltaJob::kKind)) {
       int64_t id = row.msg.id;
       rows_[id] = std::move(row);
     }
@@ -73,6 +84,7 @@ Json MessageView::Render(int64_t msg_id) {
   auto cached = rows_.find(msg_id);
   if (cached != rows_.end()) return cached->second ? Render(cached->second->msg) : Json();
   auto row = GetMsg(ctx_.shards().ForMsg(msg_id), msg_id);
+  if (!row) row = ArchivedMsg(ctx_, msg_id);  // after the shard: never neither (archive.h)
   return row ? Render(*row) : Json();
 }
 
@@ -83,7 +95,8 @@ Json MessageView::Render(const MsgRow& m) {
     c = cached->second->counter.value_or(CounterRow{});
   } else {
     Shard& shard = ctx_.shards().ForMsg(m.id);
-    c = GetLiveCounter(shard, m.id, CounterDeltaJob::kKind).value_or(CounterRow{});
+    auto live = GetLiveCounter(shard, m.id, CounterDeltaJob::kKind);
+    c = live ? *live : ArchivedCounter(ctx_, m.id).value_or(CounterRow{});
   }
   Json j{{"id", std::to_string(m.id)},
          {"user_id", std::to_string(m.user_id)},
@@ -99,6 +112,8 @@ Json MessageView::Render(const MsgRow& m) {
     j["ref"] =
         Json{{"id", std::to_string(m.ref_msg_id)}, {"user_id", std::to_string(m.ref_user_id)}};
     auto rel = GetMsgRelation(ctx_.shards().ForMsg(m.ref_msg_id), m.user_id, m.id);
+    Shard* archive = rel ? nullptr : ArchiveOfMsg(ctx_, m.ref_msg_id);
+    if (archive != nullptr) rel = GetMsgRelation(*archive, m.user_id, m.id);  // ref archived
     j["page_index"] = rel ? Json(rel->page_index) : Json();
   } else {
     j["ref"] = nullptr;

@@ -10,6 +10,9 @@
 // the comment or repost in msg_deleted first, so a ref_add of it that a crash left pending
 // and that arrives later adds no relation row and no count.
 //
+// msg_b archived (flows/archive.h): its counters and relation rows are in the archive, and
+// so both jobs apply there (a comment or repost written while msg_b was being archived).
+//
 // ref_add jobs merge (seed 004: "three reposts become one +3"): the ref_adds one drain
 // applies to a shard are applied together, after its other jobs, by ApplyRefAdds — one
 // UPDATE msg_counter per referenced message, the page_index of each comment or repost
@@ -19,6 +22,7 @@
 #include <algorithm>
 #include <set>
 
+#include "flows/archive.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "tables/msg_counter.h"
@@ -32,9 +36,7 @@ void EnqueueRefAdd(Context& ctx, Shard& shard, const MsgRow& msg) {
           RefAddJob{msg.type, msg.user_id, msg.id, msg.ref_user_id, msg.ref_msg_id, msg.time});
 }
 
-namespace {
-
-RelationMsgRow Relation(const RefAddJob& p) {
+RelationMsgRow RefRelation(const RefAddJob& p) {
   RelationMsgRow rel;
   rel.type = p.type;
   rel.reference_id = p.reference_id;
@@ -45,24 +47,38 @@ RelationMsgRow Relation(const RefAddJob& p) {
   return rel;
 }
 
-}  // namespace
+CounterRow RefRemoveDelta(const RefRemoveJob& p) {
+  CounterRow delta;
+  delta.msg_id = p.referenced_msg_id;
+  if (p.type == kComment)
+    delta.comments = -1;
+  else
+    delta.transfers = -1;
+  return delta;
+}
+
+CounterRow RefAddDelta(const RefAddJob& p) {
+  CounterRow delta;
+  delta.msg_id = p.referenced_msg_id;
+  if (p.type == kComment)
+    delta.commented = delta.comments = 1;
+  else
+    delta.transferred = delta.transfers = 1;
+  return delta;
+}
 
 void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& p) {
-  RelationMsgRow rel = Relation(p);
+  RelationMsgRow rel = RefRelation(p);
   if (GetMsgRelation(target, rel.reference_id, rel.reference_msg_id)) return;
   // The comment or repost was deleted and its ref_remove came first (a crash left this
   // job pending): nothing to add.
   if (MsgDeleted(target, rel.reference_msg_id)) return;
-  CounterRow delta;
-  delta.msg_id = rel.referenced_msg_id;
-  if (rel.type == kComment)
-    delta.commented = delta.comments = 1;
-  else
-    delta.transferred = delta.transfers = 1;
-  if (AddCounter(target, delta)) {
+  if (AddCounter(target, RefAddDelta(p))) {
     CounterRow now = *GetCounter(target, rel.referenced_msg_id);
     int64_t n = rel.type == kComment ? now.commented : now.transferred;
     rel.page_index = PageIndex(n, ctx.config().page_size);
+  } else if (ApplyRefAddToArchive(ctx, target, p)) {
+    return;  // msg_b was archived meanwhile: its counters and pages are in the archive
   }
   InsertMsgRelation(target, rel);
 }
@@ -94,10 +110,16 @@ void ApplyRefAdds(Context& ctx, Shard& target, const std::vector<RefAddJob>& job
     delta.commented = delta.comments = static_cast<int64_t>(refs.comments.size());
     delta.transferred = delta.transfers = static_cast<int64_t>(refs.reposts.size());
     std::optional<CounterRow> now;
-    if (AddCounter(target, delta)) now = GetCounter(target, refs.msg_id);
+    if (AddCounter(target, delta)) {
+      now = GetCounter(target, refs.msg_id);
+    } else if (ArchivedCounter(ctx, refs.msg_id)) {  // archived meanwhile: one job at a time
+      for (const auto* list : {&refs.comments, &refs.reposts})
+        for (const RefAddJob* p : *list) ApplyRefAddToArchive(ctx, target, *p);
+      continue;
+    }
     auto insert = [&](const std::vector<const RefAddJob*>& list, int64_t count) {
       for (size_t i = 0; i < list.size(); ++i) {
-        RelationMsgRow rel = Relation(*list[i]);
+        RelationMsgRow rel = RefRelation(*list[i]);
         if (now) {
           int64_t n = count - static_cast<int64_t>(list.size() - i) + 1;
           rel.page_index = PageIndex(n, ctx.config().page_size);
@@ -110,16 +132,13 @@ void ApplyRefAdds(Context& ctx, Shard& target, const std::vector<RefAddJob>& job
   }
 }
 
-void ApplyRefRemove(Context&, Shard& target, const RefRemoveJob& p) {
+void ApplyRefRemove(Context& ctx, Shard& target, const RefRemoveJob& p) {
   RecordMsgDeleted(target, p.reference_msg_id);
-  if (!DeleteMsgRelation(target, p.reference_id, p.reference_msg_id)) return;
-  CounterRow delta;
-  delta.msg_id = p.referenced_msg_id;
-  if (p.type == kComment)
-    delta.comments = -1;
-  else
-    delta.transfers = -1;
-  AddCounter(target, delta);
+  if (!DeleteMsgRelation(target, p.reference_id, p.reference_msg_id)) {
+    ApplyRefRemoveToArchive(ctx, target, p);  // msg_b and its relation rows were archived
+    return;
+  }
+  AddCounter(target, RefRemoveDelta(p));
 }
 
 }  // namespace weibo

@@ -68,6 +68,7 @@ class ShardHits {
   ShardHits(Context& ctx, int shard, const std::string& query, int64_t author, int64_t lo,
             int64_t hi)
       : shard_(ctx.shards().At(shard)),
+        archive_(ctx.shards().ArchiveAt(shard)),
         query_(query),
         cursor_(ctx.shards().SearchAt(shard), query, author, lo, hi) {
     Advance();
@@ -79,6 +80,7 @@ class ShardHits {
     while (cursor_.Next(&hit)) {
       if (!Contains(hit.content, query_)) continue;
       auto row = GetMsg(shard_, hit.msg_id);
+      if (!row && archive_ != nullptr) row = GetMsg(*archive_, hit.msg_id);  // archived
       if (!row || IndexedText(*row) != hit.content) continue;
       head_ = hit.msg_id;
       return;
@@ -88,6 +90,7 @@ class ShardHits {
 
  private:
   Shard& shard_;
+  Shard* archive_;  // the shard's archive (flows/archive.h), nullptr when it has none
   const std::string& query_;
   IndexCursor cursor_;
   int64_t head_ = 0;

@@ -10,6 +10,9 @@
 // fewer than page_size items (deleted ones leave holes) and a page beyond the last one handed out
 // is empty; only an unknown message is not_found. count reads msg_counter rows, each on its
 // message's shard, or in a server the hot ones from memory (tables/counter_cache.h).
+// Each reaches an archived message in the archive (flows/archive.h); show counts no view
+// of one (the archive is read only but for what weibo-archive moves into it).
+#include "flows/archive.h"
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "storage/clock.h"
@@ -25,13 +28,17 @@ namespace {
 Json RelationPage(Context& ctx, const Json& args, int type) {
   int64_t msg_id = args.at("msg").get<int64_t>();
   int64_t page = args.value("page", int64_t{0});
-  Shard& shard = ctx.shards().ForMsg(msg_id);
+  Shard* shard = &ctx.shards().ForMsg(msg_id);
   // A deleted message keeps its comments and reposts; only an id never seen is unknown.
-  if (!GetCounter(shard, msg_id) && !HasMsgRelations(shard, msg_id))
-    Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+  // An archived one has its pages in the archive (they move with it, flows/archive.cc).
+  if (!GetCounter(*shard, msg_id) && !HasMsgRelations(*shard, msg_id)) {
+    shard = ArchiveOfMsg(ctx, msg_id);
+    if (shard == nullptr || (!GetCounter(*shard, msg_id) && !HasMsgRelations(*shard, msg_id)))
+      Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+  }
   MessageView view(ctx);
   Json out = Json::array();
-  for (const auto& rel : MsgRelationPage(shard, msg_id, type, page)) {
+  for (const auto& rel : MsgRelationPage(*shard, msg_id, type, page)) {
     Json m = view.Render(rel.reference_msg_id);
     if (!m.is_null()) out.push_back(std::move(m));
   }
@@ -42,20 +49,23 @@ Json RelationPage(Context& ctx, const Json& args, int type) {
 
 Json Show(Context& ctx, const Json& args) {
   int64_t msg_id = args.at("msg").get<int64_t>();
-  Shard& shard = ctx.shards().ForMsg(msg_id);
+  Shard* shard = &ctx.shards().ForMsg(msg_id);
+  bool live = true;
   {
-    WriteTxn txn(shard);
-    if (!GetCounter(shard, msg_id))
-      Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
-    EnqueueCounterDelta(ctx, shard, CounterDeltaJob{msg_id, 0, 1});
+    WriteTxn txn(*shard);
+    live = GetCounter(*shard, msg_id).has_value();
+    if (live) EnqueueCounterDelta(ctx, *shard, CounterDeltaJob{msg_id, 0, 1});
     txn.Commit();
   }
-  ctx.Settle();
+  // An archived message is shown as it was archived: the archive takes no views.
+  if (!live && !(shard = ArchiveOfMsg(ctx, msg_id)))
+    Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+  if (live) ctx.Settle();
   Json m = MessageView(ctx).Render(msg_id);
   if (m.is_null()) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
   if (args.value("history", false)) {  // the texts edits replaced, oldest first
     Json history = Json::array();
-    for (const HistoryRow& h : MsgHistory(shard, msg_id))
+    for (const HistoryRow& h : MsgHistory(*shard, msg_id))
       history.push_back(
           Json{{"version", h.version}, {"content", h.content}, {"time", FormatTime(h.time)}});
     m["history"] = std::move(history);
@@ -82,8 +92,11 @@ Json Count(Context& ctx, const Json& args) {
     }
     if (!c) {
       c = GetLiveCounter(shard, msg_id, CounterDeltaJob::kKind);
+      if (!c)
+        c = ArchivedCounter(ctx, msg_id);  // after the shard: never neither
+      else if (cache != nullptr)
+        cache->Put(shard, *c);
       if (!c) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
-      if (cache != nullptr) cache->Put(shard, *c);
     }
     out.push_back(Json{{"id", std::to_string(msg_id)}, {"counts", CountsJson(*c)}});
   }

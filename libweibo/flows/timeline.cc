@@ -16,7 +16,9 @@
 // de-duplicated and resolved; rows whose message is gone are skipped and the window moves
 // on, so a page is always full when there is enough to fill it, and max_id = the last id
 // shown gives the next page with no duplicates and no gaps, whatever is posted meanwhile.
-// --page P (0-based) skips P pages of count items.
+// --page P (0-based) skips P pages of count items. Below the archive's boundary (seed 000's
+// archive, flows/archive.h) a page is pulled from the author outboxes in the shards and in
+// their archives (ArchiveSources).
 //
 // Partitions: when any source is an author outbox, the merge runs window by window. A
 // window is one partition (a week of ids): the one holding the newest id any source may
@@ -90,17 +92,25 @@ int64_t Clamp(int64_t upper, int64_t ceiling) {
   return upper;
 }
 
+// The file of an author's outbox rows: the shard, or its archive (nullptr: none yet).
+Shard* AuthorShard(ShardSet& shards, int64_t author, bool archive) {
+  const int index = static_cast<int>(author % shards.count());
+  return archive ? shards.ArchiveAt(index) : &shards.At(index);
+}
+
 // An author's partitions (author_part), newest first, fetched a few at a time and kept for
 // the whole request: the merge asks for them once per window and source.
 class PartList {
  public:
-  PartList(ShardSet& shards, int64_t author) : shards_(shards), author_(author) {}
+  PartList(ShardSet& shards, int64_t author, bool archive = false)
+      : shards_(shards), author_(author), archive_(archive) {}
   // The i-th partition at or below the first top asked for; -1 when there is none.
   int64_t At(size_t i, int64_t top) {
     if (parts_.empty() && !complete_) top_ = top;
-    while (i >= parts_.size() && !complete_) {
+    Shard* shard = AuthorShard(shards_, author_, archive_);
+    while (i >= parts_.size() && !complete_ && shard != nullptr) {
       int64_t below = parts_.empty() ? top_ : parts_.back() - 1;
-      auto more = AuthorParts(shards_.ForUser(author_), author_, below, kFetch);
+      auto more = AuthorParts(*shard, author_, below, kFetch);
       complete_ = static_cast<int64_t>(more.size()) < kFetch;
       parts_.insert(parts_.end(), more.begin(), more.end());
     }
@@ -111,6 +121,7 @@ class PartList {
   static constexpr int64_t kFetch = 8;
   ShardSet& shards_;
   int64_t author_;
+  bool archive_;
   int64_t top_ = 0;
   std::vector<int64_t> parts_;
   bool complete_ = false;
@@ -118,14 +129,19 @@ class PartList {
 
 // An author's outbox (all types for the reader's own, originals and reposts for a
 // followee), only below ceiling when ceiling is not 0; read partition by partition.
-Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling) {
+// archive: the author's archived rows (flows/archive.h) instead of the shard's.
+Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
+                    bool archive = false) {
   Source s;
   s.partitioned = true;
-  auto parts = std::make_shared<PartList>(shards, author);
-  s.read = [&shards, author, own, ceiling, parts](int64_t upper, int64_t lower, int64_t n) {
+  auto parts = std::make_shared<PartList>(shards, author, archive);
+  s.read = [&shards, author, own, ceiling, parts, archive](int64_t upper, int64_t lower,
+                                                           int64_t n) {
     upper = Clamp(upper, ceiling);
-    Shard& shard = shards.ForUser(author);
     std::vector<int64_t> ids;
+    Shard* file = AuthorShard(shards, author, archive);
+    if (file == nullptr) return ids;
+    Shard& shard = *file;
     int64_t top = PartOf((upper > 0 ? upper : kNoUpper) - 1);
     for (size_t i = 0;; ++i) {
       int64_t part = parts->At(i, top);
@@ -438,27 +454,59 @@ void Page::Merge(std::vector<Source>& sources, int64_t bottom) {
   }
 }
 
+// Below the archive's boundary (ShardSet::ArchivedBelow, flows/archive.h) a message may be
+// live or archived, as far as an archive run has got, and the readers' inbox rows there
+// are archived: a page that reaches below it is built by pull, whatever the feed mode, from
+// what a timeline is by definition — the author outboxes of the reader (all types at home,
+// else originals and reposts) and of every followee (home only), each in its shard and in
+// its archive. The shard's sources come first in the list, so each window reads a shard
+// before its archive: a message moved in between is found in one or both, and the merge
+// keeps one. ceiling: the boundary (the sources hold nothing at or above it).
+std::vector<Source> ArchiveSources(Context& ctx, PageTxns& txns, int64_t reader, bool home,
+                                   int64_t ceiling, int64_t want) {
+  ShardSet& shards = ctx.shards();
+  std::vector<Source> sources;
+  Shard& own = txns.Hold(shards.ForUser(reader));
+  std::vector<int64_t> followees;
+  if (home) followees = Related(own, reader, kFollowing);
+  sources.push_back(AuthorSource(shards, reader, home, ceiling));
+  AddAuthors(ctx, txns, sources, followees, ceiling, want);
+  sources.push_back(AuthorSource(shards, reader, home, ceiling, true));
+  for (int64_t author : followees)
+    sources.push_back(AuthorSource(shards, author, false, ceiling, true));
+  return sources;
+}
+
 // One page of the timeline, after its arguments, inside txns.
 Json ReadPage(Context& ctx, PageTxns& txns, int64_t reader, int64_t count, int64_t max_id,
               int64_t since_id, int64_t skip, bool home) {
   Page page(ctx, count, skip, max_id);
+  // At and above the archive's boundary every message is live: the feed mode's page.
+  const int64_t archived = ctx.shards().ArchivedBelow();
+  const int64_t live_since = archived > 0 ? std::max(since_id, archived - 1) : since_id;
   if (home) {
     // Above the floor the inbox is complete: merge it with the pulled authors down to the
     // floor; only if the page is not full yet, go on below it with every source.
     Home h = HomeSources(ctx, txns, reader, false, skip + count);
-    bool below = h.floor > 0 && since_id < h.floor - 1;
-    page.Merge(h.above, below ? h.floor - 1 : since_id);
+    bool below = h.floor > 0 && live_since < h.floor - 1;
+    page.Merge(h.above, below ? h.floor - 1 : live_since);
     if (below && !page.full()) {
       Home all = HomeSources(ctx, txns, reader, true, page.skip() + count);
       std::vector<Source> sources = std::move(all.above);
       for (auto& s : all.below) sources.push_back(std::move(s));
       page.LowerCursorTo(h.floor);
-      page.Merge(sources, since_id);
+      page.Merge(sources, live_since);
     }
   } else {
     std::vector<Source> sources;
     txns.Hold(ctx.shards().ForUser(reader));
     sources.push_back(AuthorSource(ctx.shards(), reader, false, 0));
+    page.Merge(sources, live_since);
+  }
+  if (live_since > since_id && !page.full()) {
+    std::vector<Source> sources =
+        ArchiveSources(ctx, txns, reader, home, archived, page.skip() + count);
+    page.LowerCursorTo(archived);
     page.Merge(sources, since_id);
   }
   return page.Take();

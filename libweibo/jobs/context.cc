@@ -91,8 +91,16 @@ UserRow Context::RequireUser(int64_t id) {
 
 MsgRow Context::RequireMsg(int64_t id) {
   auto msg = GetMsg(shards_.ForMsg(id), id);
-  if (!msg) Fail(Code::kNotFound, "no message with id " + std::to_string(id));
+  if (!msg) MsgGone(id);
   return *msg;
+}
+
+void Context::MsgGone(int64_t id) {
+  Shard* archive = shards_.ArchiveAt(static_cast<int>(id % shards_.count()));
+  if (archive != nullptr && GetMsg(*archive, id))
+    Fail(Code::kArchived, "message " + std::to_string(id) +
+                              " is archived (weibo-archive): it can be read, not changed");
+  Fail(Code::kNotFound, "no message with id " + std::to_string(id));
 }
 
 }  // namespace weibo

@@ -128,7 +128,11 @@ class Context {
   // A user given as a number or "@name"; Failure(not_found) when there is none.
   int64_t ResolveUser(const Json& arg);
   UserRow RequireUser(int64_t id);
+  // The live message; Failure(archived) when weibo-archive moved it out of its shard (a
+  // write to it is refused: weibo(7), ARCHIVE), else Failure(not_found) when there is none.
   MsgRow RequireMsg(int64_t id);
+  // The failure of a write to a message that is not live: RequireMsg's two cases.
+  [[noreturn]] void MsgGone(int64_t id);
 
  private:
   // After a drain failed with `cause`: counts the created jobs still pending into a warning.

@@ -71,6 +71,8 @@ Json IndexList(Context& ctx, const Json& args);
 Json IndexDrop(Context& ctx, const Json& args);
 Json Find(Context& ctx, const Json& args);
 Json Cleaner(Context& ctx, const Json& args);
+// flows/archive.cc
+Json Archive(Context& ctx, const Json& args);
 
 namespace {
 
@@ -241,6 +243,20 @@ std::vector<OpSpec> SeedOps() {
        HomeKey::kNone,
        "discover",
        Discover},
+      // seed 000's archive (flows/archive.cc): each node moves the shards it owns.
+      {"archive",
+       true,
+       "Move messages older than TIME, with their rows, into the archive files; resumable.",
+       {{"before", A::kString, true, "the time (epoch seconds or ISO 8601; not in the future)",
+         "--before"},
+        {"batch", A::kPage, false, "messages (then readers' inboxes) moved per transaction",
+         "--batch", 500}},
+       HomeKey::kEveryNode,
+       "archive",
+       Archive,
+       nullptr,
+       render::Archive,
+       /*admin=*/true},
   };
 }
 

@@ -1,4 +1,4 @@
-// The text of weibo-index(1) and weibo-cleaner(1):
+// The text of weibo-index(1), weibo-cleaner(1) and weibo-archive(1):
 //
 //   index <name> on <property> sharded on <shard_on>       (index add, one per index: list)
 //   dropped index <name>                                    (index drop)
@@ -34,6 +34,18 @@ std::string Cleaner(const Json& r) {
       << r.at("stale_removed").get<int64_t>() << " stale rows removed; "
       << (r.at("complete").get<bool>() ? "done" : "stopped by --batch (run again to go on)")
       << "\n";
+  return out.str();
+}
+
+// archive: <M> messages, <R> relation rows and <I> inbox rows archived before <TIME> in
+// <B> batches over <S> shards; <N> left (0 unless writers with an older clock add some)
+std::string Archive(const Json& r) {
+  std::ostringstream out;
+  out << "archive: " << r.at("messages").get<int64_t>() << " messages, "
+      << r.at("relations").get<int64_t>() << " relation rows and " << r.at("inbox").get<int64_t>()
+      << " inbox rows archived before " << r.at("before").get<std::string>() << " in "
+      << r.at("batches").get<int64_t>() << " batches over " << r.at("shards").get<int64_t>()
+      << " shards; " << r.at("remaining").get<int64_t>() << " left\n";
   return out.str();
 }
 

@@ -22,6 +22,7 @@ std::string Index(const Json& index);          // index_add
 std::string Indexes(const Json& list);         // index_list
 std::string IndexDropped(const Json& result);  // index_drop
 std::string Cleaner(const Json& result);
+std::string Archive(const Json& result);  // render/entities.cc: weibo-archive(1)
 // render/tokens.cc: weibo-app(1) and weibo-token(1)
 std::string App(const Json& app);             // app_register (with its secret, once)
 std::string Apps(const Json& list);           // app_list

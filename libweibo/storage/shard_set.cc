@@ -1,8 +1,12 @@
 #include "storage/shard_set.h"
 
+#include <fcntl.h>
 #include <sodium.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -149,6 +153,10 @@ std::string SearchFileName(int index, int count) {
   return "search" + ShardFileName(index, count).substr(5);
 }
 
+std::string ArchiveFileName(int index, int count) {
+  return "archive" + ShardFileName(index, count).substr(5);
+}
+
 ShardSet::ShardSet(std::string dir, std::vector<std::string>* explain_log)
     : dir_(std::move(dir)), lock_(ClusterLock::Shared(dir_)), explain_log_(explain_log) {
   if (!Exists(dir_))
@@ -157,6 +165,7 @@ ShardSet::ShardSet(std::string dir, std::vector<std::string>* explain_log)
   config_ = ClusterConfig::FromJson(ReadClusterJson(dir_));
   shards_.resize(config_.shards);
   search_.resize(config_.shards);
+  archive_.resize(config_.shards);
   // A shard file beyond the configured count means cluster.json and the files disagree.
   if (Exists(dir_ + "/" + ShardFileName(config_.shards, config_.shards * 2)))
     Fail(Code::kStorageError,
@@ -202,6 +211,93 @@ Shard& ShardSet::SearchAt(int index) {
   return *slot;
 }
 
+// A new archive file is made whole under another name and renamed into place: a reader
+// (which never creates one) sees no file or a complete one, and a kill while it is made
+// leaves only the temporary file, made again by the next run.
+void MakeArchive(const ClusterConfig& config, int index, const std::string& path) {
+  const std::string tmp = path + ".new";
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((tmp + suffix).c_str());
+  {
+    Shard made(index, tmp, true, nullptr);
+    Migrate(made, true);
+    WriteTxn txn(made);
+    for (const auto& row : {std::pair<const char*, std::string>{"cluster_id", config.cluster_id},
+                            {"shard_index", std::to_string(index)},
+                            {"shard_count", std::to_string(config.shards)},
+                            {"archive", "1"}})
+      made.Query("INSERT INTO meta(key, value) VALUES (?, ?)").BindAll(row.first, row.second).Run();
+    txn.Commit();
+    made.Checkpoint(0);  // everything in the file itself, its header's application_id too
+  }
+  for (const char* suffix : {"-wal", "-shm"}) std::remove((tmp + suffix).c_str());
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    Fail(Code::kStorageError, "cannot create " + path);
+}
+
+Shard* ShardSet::ArchiveAt(int index, bool create) {
+  auto& slot = archive_[index];
+  if (slot) return slot.get();
+  const std::string path = dir_ + "/" + ArchiveFileName(index, config_.shards);
+  if (!Exists(path)) {
+    if (!create) return nullptr;
+    At(index);  // an archive never stands alone either
+    MakeArchive(config_, index, path);
+  }
+  if (!LooksLikeShard(path)) Fail(Code::kStorageError, path + " is corrupt or not an archive");
+  auto archive = std::make_unique<Shard>(index, path, false, explain_log_);
+  archive->set_label("archive");
+  if (config_.durability == "normal") archive->CapSync(Sync::kNormal);
+  Migrate(*archive, false);
+  if (MetaValue(*archive, "cluster_id") != config_.cluster_id ||
+      MetaValue(*archive, "shard_index") != std::to_string(index) ||
+      MetaValue(*archive, "archive") != "1")
+    Fail(Code::kStorageError,
+         path + " is not this cluster's archive of shard " + std::to_string(index));
+  slot = std::move(archive);
+  return slot.get();
+}
+
+int64_t ShardSet::ArchivedBelow() {
+  const std::string path = dir_ + "/archive.json";
+  const int64_t stamp = FileStamp(path);
+  if (stamp != archive_stamp_) {
+    archive_stamp_ = stamp;
+    archived_below_ = 0;
+    std::ifstream in(path);
+    Json j = in ? Json::parse(in, nullptr, false) : Json();
+    if (j.is_object() && j.value("before_id", Json()).is_string())
+      archived_below_ = std::stoll(j.at("before_id").get<std::string>());
+  }
+  return archived_below_;
+}
+
+void ShardSet::RaiseArchivedBelow(int64_t id) {
+  // Under an flock: the nodes of a cluster each raise it at the start of their part of a
+  // run, and a lower value written over a higher one would hide archived messages.
+  const std::string path = dir_ + "/archive.json";
+  int lock = OpenPrivate(path + ".lock", O_RDWR);
+  if (lock < 0) Fail(Code::kStorageError, "cannot open " + path + ".lock");
+  while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
+  }
+  archive_stamp_ = -1;  // read it again under the lock
+  bool ok = true;
+  if (id > ArchivedBelow()) {
+    // A temporary file of this process's own, renamed over the file, then synced: the
+    // boundary must outlive a power cut once anything below it has moved.
+    const std::string tmp = path + "." + std::to_string(getpid());
+    ok = WritePrivateFile(tmp, Json{{"before_id", std::to_string(id)}}.dump(2) + "\n") &&
+         std::rename(tmp.c_str(), path.c_str()) == 0;
+    for (const std::string& synced : {path, dir_}) {
+      int fd = ok ? open(synced.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+      ok = fd >= 0 && fsync(fd) == 0 && ok;
+      if (fd >= 0) close(fd);
+    }
+    archive_stamp_ = -1;
+  }
+  close(lock);  // releases the flock
+  if (!ok) Fail(Code::kStorageError, "cannot write " + path);
+}
+
 int ShardSet::ShardOfName(const std::string& name) const {
   return weibo::ShardOfName(name, config_.shards);
 }
@@ -240,6 +336,8 @@ void ShardSet::CheckpointOpened(int64_t min_wal_bytes) {
     if (shard) shard->Checkpoint(min_wal_bytes);
   for (auto& search : search_)
     if (search) search->Checkpoint(min_wal_bytes);
+  for (auto& archive : archive_)
+    if (archive) archive->Checkpoint(min_wal_bytes);
 }
 
 void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) {
@@ -273,12 +371,15 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
     Fail(Code::kInvalidArgument,
          "a cluster already exists in " + dir + " (use --force to replace it)");
   ClusterLock lock = ClusterLock::Exclusive(dir);  // held until the new cluster is written
+  for (const char* name : {"/archive.json", "/archive.json.lock"})
+    std::remove((dir + name).c_str());
   // Remove every shard file of the old cluster, whatever its count was.
   for (int i = 0; i < 256; ++i)
     for (int count : {16, 256}) {
-      for (const std::string& name : {ShardFileName(i, count), SearchFileName(i, count)}) {
+      for (const std::string& name :
+           {ShardFileName(i, count), SearchFileName(i, count), ArchiveFileName(i, count)}) {
         std::string base = dir + "/" + name;
-        for (const char* suffix : {"", "-wal", "-shm", ".ckpt"})
+        for (const char* suffix : {"", "-wal", "-shm", ".ckpt", ".lock", ".new"})
           std::remove((base + suffix).c_str());
       }
     }

@@ -85,6 +85,17 @@ class ShardSet {
   // megabytes: after each write), truncating the WAL.
   void CheckpointOpened(int64_t min_wal_bytes = 4 << 20);
 
+  // The archive (weibo-archive(1), seed 000): archive-NN.db beside shard NN, the same
+  // schema, holding the rows weibo-archive moved out of the shard. nullptr when shard NN
+  // has none yet (only create makes one): a reader asks again on its next call, so a
+  // daemon finds the file an archive run made after it started.
+  Shard* ArchiveAt(int index, bool create = false);
+  // Every id below this one may be archived; ids at or above it are always live. 0: no
+  // archive. Kept in DATA/archive.json, read again when the file changed.
+  int64_t ArchivedBelow();
+  // Raises ArchivedBelow to id (never lowers it): written before anything is moved.
+  void RaiseArchivedBelow(int64_t id);
+
  private:
   std::string ShardPath(int index) const;
   std::string dir_;
@@ -92,13 +103,18 @@ class ShardSet {
   ClusterConfig config_;
   int64_t config_stamp_ = 0;  // cluster.json's mtime (ns) and size when config_ was read
   std::vector<std::unique_ptr<Shard>> shards_;
-  std::vector<std::unique_ptr<Shard>> search_;  // SearchAt's, opened when first asked for
+  std::vector<std::unique_ptr<Shard>> search_;   // SearchAt's, opened when first asked for
+  std::vector<std::unique_ptr<Shard>> archive_;  // ArchiveAt's
+  int64_t archive_stamp_ = -1;                   // archive.json's FileStamp when read
+  int64_t archived_below_ = 0;
   std::vector<std::string>* explain_log_;
 };
 
 std::string ShardFileName(int index, int count);
 // search-NN.db, numbered as ShardFileName numbers the shards.
 std::string SearchFileName(int index, int count);
+// archive-NN.db, likewise.
+std::string ArchiveFileName(int index, int count);
 // The shard of a user name among count shards: BLAKE2b-64(name) mod count (the cluster's
 // broker routes by it without opening any shard).
 int ShardOfName(const std::string& name, int count);

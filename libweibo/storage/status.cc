@@ -32,6 +32,8 @@ const CodeRow kCodes[] = {
     {Code::kRequestTooLarge, "request_too_large", 2},
     {Code::kInvalidRequest, "invalid_request", 2},
     {Code::kAppExists, "app_exists", 1},
+    {Code::kArchived, "archived", 1},
+    {Code::kArchiveRunning, "archive_running", 1},
 };
 
 }  // namespace

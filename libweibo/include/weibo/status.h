@@ -37,6 +37,8 @@ enum class Code {
   kRequestTooLarge,  // (exit 2)
   kInvalidRequest,   // malformed request: unknown op, missing argument (exit 2)
   kAppExists,        // weibo-app register of a name already registered (exit 1)
+  kArchived,         // a write to a message weibo-archive moved to the archive (exit 1)
+  kArchiveRunning,   // weibo-archive while another run holds a shard's archive (exit 1)
 };
 
 // The stable machine string of a code, e.g. "not_found".

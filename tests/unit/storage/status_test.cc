@@ -31,6 +31,8 @@ TEST_CASE("status: every code of SPEC §10 has its stable string and exit status
       {Code::kRequestTooLarge, "request_too_large", 2},
       {Code::kInvalidRequest, "invalid_request", 2},
       {Code::kAppExists, "app_exists", 1},
+      {Code::kArchived, "archived", 1},
+      {Code::kArchiveRunning, "archive_running", 1},
   };
   for (const auto& row : rows) {
     INFO(row.name);
