@@ -40,6 +40,10 @@ void Service::DrainPending() {
   // the data's (weibo-notify(1)).
   Json args = Json::object();
   if (options_.allow_clock) args["keep_seen"] = true;
+  // The counter deltas held back to merge stay held until due (Idle() applies them then):
+  // a pass every --drain-interval applying them would cost a hot message one UPDATE of its
+  // counter row per interval for as long as its likes last.
+  args["keep_held"] = true;
   Result<Json> drained = executor_->Execute(Request{"drain", args});
   if (!options_.log) return;
   if (!drained.ok()) {

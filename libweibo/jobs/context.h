@@ -47,9 +47,11 @@ struct GroupCommit {
   // and applied together — one UPDATE per message — by ApplyDeferredJobs (jobs.h).
   bool defer_merged = false;
   std::vector<JobRef> deferred;
-  // When the oldest of them was held back (steady clock, ms): Idle() applies them once it
-  // is kDeferredHoldMs old (jobs.h), not at every pause between two requests.
+  // When the oldest and the newest of them were held back (steady clock, ms): Idle()
+  // applies them once the newest is kDeferredQuietMs old or the oldest kDeferredHoldMs
+  // (jobs.h), not at every pause between two requests.
   int64_t deferred_since_ms = 0;
+  int64_t deferred_last_ms = 0;
 };
 
 class Context {
