@@ -129,6 +129,9 @@ class Context {
 
   // A user given as a number or "@name"; Failure(not_found) when there is none.
   int64_t ResolveUser(const Json& arg);
+  // The id a user argument names, without checking that an id names a user (a name is
+  // looked up, so it does): for a flow that finds a row only an existing user has first.
+  int64_t UserIdOf(const Json& arg);
   UserRow RequireUser(int64_t id);
   MsgRow RequireMsg(int64_t id);
 
