@@ -46,6 +46,23 @@ void FlushShards(const std::string& dir) {
     }
 }
 
+Status CheckpointShards(const std::string& dir) {
+  for (const auto& name : ShardFiles(dir, ".db")) {
+    const std::string path = dir + "/" + name;
+    sqlite3* db = nullptr;
+    int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
+    if (rc == SQLITE_OK) {
+      sqlite3_busy_timeout(db, 30000);
+      rc = sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+    }
+    std::string error = rc == SQLITE_OK ? "" : db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    if (rc != SQLITE_OK)
+      return Status(Code::kStorageError, "cannot checkpoint " + path + ": " + error);
+  }
+  return Status::Ok();
+}
+
 int64_t ClusterBytes(const std::string& dir) {
   int64_t total = 0;
   for (const char* suffix : {".db", ".db-wal"})

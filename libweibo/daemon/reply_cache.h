@@ -30,6 +30,8 @@ class ReplyCache {
   Match Find(const std::string& id, const std::string& fingerprint,
              const std::string** reply) const;
   void Put(const std::string& id, const std::string& fingerprint, const std::string& reply);
+  // Whether id is kept at all: Find's answer is kNone without a fingerprint when it is not.
+  bool Holds(const std::string& id) const { return replies_.count(id) > 0; }
 
  private:
   struct Kept {

@@ -27,8 +27,20 @@ const char* TypeName(int type) {
 }  // namespace
 
 Json CountsJson(const CounterRow& c) {
-  return Json{{"comments", c.comments},    {"commented", c.commented}, {"reposts", c.transfers},
-              {"reposted", c.transferred}, {"likes", c.likes},         {"views", c.views}};
+  // Field by field into room reserved once (the hot path of count: six per message).
+  // nlohmann's initializer-list constructor builds each {key, value} as a two-element
+  // array first and then copies it into the object, a few allocations per field; the
+  // ordered object is a vector of pairs, and these keys are distinct.
+  Json j = Json::object();
+  auto& fields = *j.get_ptr<Json::object_t*>();
+  fields.reserve(6);
+  fields.emplace_back("comments", c.comments);
+  fields.emplace_back("commented", c.commented);
+  fields.emplace_back("reposts", c.transfers);
+  fields.emplace_back("reposted", c.transferred);
+  fields.emplace_back("likes", c.likes);
+  fields.emplace_back("views", c.views);
+  return j;
 }
 
 void MessageView::Load(const std::vector<int64_t>& msg_ids) {

@@ -8,12 +8,13 @@
 //
 // Expiry: the drain op (weibo-worker, weibod's drain pass) drops the last-seen ids (of
 // notifications and of the red dot, flows/timeline.cc) stored more than 30 days ago by
-// users not active since (user_info.last_active). A read that stores an id commits in one
-// transaction on the user's shard and expiry in another, so a read in flight while its
-// user's id expires leaves either the new id (stored now: not expired) or none, never a
-// half; a read never moves the id backwards (SetSeen keeps the larger). In a cluster every
-// node gets a drain request (the broker sends it to all) and expires the ids of the shards
-// it owns; nothing else drains them.
+// users not active since (user_info.last_active), and re-dates the others so that a pass
+// reads them again only 30 days later (tables/notification.h, ExpireSeen). A read that stores an id
+// commits in one transaction on the user's shard and expiry in another, so a read in flight while
+// its user's id expires leaves either the new id (stored now: not expired) or none, never a half; a
+// read never moves the id backwards (SetSeen keeps the larger). In a cluster every node gets a
+// drain request (the broker sends it to all) and expires the ids of the shards it owns; nothing
+// else drains them.
 #include "flows/flows.h"
 #include "jobs/jobs.h"
 #include "storage/clock.h"
@@ -78,9 +79,15 @@ Json NotifyRead(Context& ctx, const Json& args) {
 }
 
 Json NotifyUnread(Context& ctx, const Json& args) {
-  int64_t user = ctx.ResolveUser(args.at("user"));
+  // The stored id first: only a user who exists has one (read resolves its user before it
+  // stores it, and users are never removed), so the common case reads one row of the
+  // user's shard, not two. Each is a random page of a table that grows with the users.
+  int64_t user = ctx.UserIdOf(args.at("user"));
   auto seen = GetSeen(ctx.shards().ForUser(user), user, kSeenNotify);
-  if (!seen) return UnreadJson(user, 0);  // a new user
+  if (!seen) {
+    ctx.RequireUser(user);       // not_found for an unknown user
+    return UnreadJson(user, 0);  // a new user
+  }
   return UnreadJson(user, NotificationsAfter(ListShard(ctx), seen->last_id, INT64_MAX));
 }
 
@@ -90,9 +97,9 @@ int64_t ExpireLastSeen(Context& ctx) {
   for (int i = 0; i < ctx.shards().count(); ++i) {
     if (!OwnsShard(ctx, i)) continue;
     Shard& shard = ctx.shards().At(i);
-    // A read first: most passes find nothing, and then take no write lock.
-    if (!AnySeenExpired(shard, kSeenNotify, cutoff) &&
-        !AnySeenExpired(shard, kSeenTimeline, cutoff))
+    // A read first: most passes find nothing dated before the cutoff (ExpireSeen re-dates
+    // what it keeps), and then take no write lock and read one index entry.
+    if (!AnySeenStale(shard, kSeenNotify, cutoff) && !AnySeenStale(shard, kSeenTimeline, cutoff))
       continue;
     WriteTxn txn(shard);
     expired += ExpireSeen(shard, kSeenNotify, cutoff) + ExpireSeen(shard, kSeenTimeline, cutoff);

@@ -80,8 +80,10 @@ Json Reposts(Context& ctx, const Json& args) { return RelationPage(ctx, args, kR
 Json Count(Context& ctx, const Json& args) {
   CounterCache* cache = ctx.counter_cache();
   std::vector<bool> validated(ctx.shards().count(), false);
+  const Json& msgs = args.at("msgs");
   Json out = Json::array();
-  for (const auto& id_json : args.at("msgs")) {
+  out.get_ptr<Json::array_t*>()->reserve(msgs.size());
+  for (const auto& id_json : msgs) {
     int64_t msg_id = id_json.get<int64_t>();
     Shard& shard = ctx.shards().ForMsg(msg_id);
     std::optional<CounterRow> c;
@@ -98,7 +100,12 @@ Json Count(Context& ctx, const Json& args) {
         cache->Put(shard, *c);
       if (!c) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
     }
-    out.push_back(Json{{"id", std::to_string(msg_id)}, {"counts", CountsJson(*c)}});
+    Json item = Json::object();  // built as CountsJson is, without initializer lists
+    auto& fields = *item.get_ptr<Json::object_t*>();
+    fields.reserve(2);
+    fields.emplace_back("id", std::to_string(msg_id));
+    fields.emplace_back("counts", CountsJson(*c));
+    out.push_back(std::move(item));
   }
   return out;
 }

@@ -65,22 +65,19 @@ void Context::SettleReplayed() {
 }
 
 int64_t Context::ResolveUser(const Json& arg) {
-  int64_t id = 0;
-  if (arg.is_number_integer()) {
-    id = arg.get<int64_t>();
-  } else {
-    const std::string text = arg.get<std::string>();
-    if (!text.empty() && text[0] == '@') {
-      std::string name = text.substr(1);
-      auto found = LookupName(shards_.At(shards_.ShardOfName(name)), name);
-      if (!found) Fail(Code::kNotFound, "no user named @" + name);
-      id = *found;
-    } else {
-      id = std::stoll(text);  // validated at the edge
-    }
-  }
+  int64_t id = UserIdOf(arg);
   RequireUser(id);
   return id;
+}
+
+int64_t Context::UserIdOf(const Json& arg) {
+  if (arg.is_number_integer()) return arg.get<int64_t>();
+  const std::string text = arg.get<std::string>();
+  if (text.empty() || text[0] != '@') return std::stoll(text);  // validated at the edge
+  std::string name = text.substr(1);
+  auto found = LookupName(shards_.At(shards_.ShardOfName(name)), name);
+  if (!found) Fail(Code::kNotFound, "no user named @" + name);
+  return *found;
 }
 
 UserRow Context::RequireUser(int64_t id) {

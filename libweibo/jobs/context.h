@@ -47,9 +47,11 @@ struct GroupCommit {
   // and applied together — one UPDATE per message — by ApplyDeferredJobs (jobs.h).
   bool defer_merged = false;
   std::vector<JobRef> deferred;
-  // When the oldest of them was held back (steady clock, ms): Idle() applies them once it
-  // is kDeferredHoldMs old (jobs.h), not at every pause between two requests.
+  // When the oldest and the newest of them were held back (steady clock, ms): Idle()
+  // applies them once the newest is kDeferredQuietMs old or the oldest kDeferredHoldMs
+  // (jobs.h), not at every pause between two requests.
   int64_t deferred_since_ms = 0;
+  int64_t deferred_last_ms = 0;
 };
 
 class Context {
@@ -127,6 +129,9 @@ class Context {
 
   // A user given as a number or "@name"; Failure(not_found) when there is none.
   int64_t ResolveUser(const Json& arg);
+  // The id a user argument names, without checking that an id names a user (a name is
+  // looked up, so it does): for a flow that finds a row only an existing user has first.
+  int64_t UserIdOf(const Json& arg);
   UserRow RequireUser(int64_t id);
   // The live message; Failure(archived) when weibo-archive moved it out of its shard (a
   // write to it is refused: weibo(7), ARCHIVE), else Failure(not_found) when there is none.

@@ -355,7 +355,9 @@ int64_t DrainCreated(Context& ctx) {
       Shard& source = ctx.shards().At(created[next].shard);
       if (!GetJob(source, created[next].local_id, &row) || row.state != 0) continue;
       if (group.defer_merged && row.target_shard == row.source_shard && HeldBack(row)) {
-        if (group.deferred.empty()) group.deferred_since_ms = SteadyMs();
+        const int64_t now = SteadyMs();
+        if (group.deferred.empty()) group.deferred_since_ms = now;
+        group.deferred_last_ms = now;
         group.deferred.push_back(created[next]);
         continue;
       }
@@ -373,10 +375,13 @@ int64_t DrainCreated(Context& ctx) {
   return n;
 }
 
-bool DeferredJobsDue(const GroupCommit& group) {
+bool DeferredJobsDue(const GroupCommit& group, int64_t now_ms) {
   return !group.deferred.empty() && (group.deferred.size() >= kMaxDeferred ||
-                                     SteadyMs() - group.deferred_since_ms >= kDeferredHoldMs);
+                                     now_ms - group.deferred_last_ms >= kDeferredQuietMs ||
+                                     now_ms - group.deferred_since_ms >= kDeferredHoldMs);
 }
+
+bool DeferredJobsDue(const GroupCommit& group) { return DeferredJobsDue(group, SteadyMs()); }
 
 int64_t ApplyDeferredJobs(Context& ctx) {
   std::vector<JobRef> refs;
@@ -405,11 +410,20 @@ void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit) {
   MarkDone(shards, done);
 }
 
-int64_t DrainAllPending(Context& ctx) {
+int64_t DrainAllPending(Context& ctx, bool keep_held) {
   // This process's applied, unsynced jobs first: synced and marked done, they are not
   // read back below as pending and applied again.
   SyncAppliedJobs(ctx.shards(), ctx.group_commit());
   int64_t n = 0;
+  // The deltas this server holds back: applied first, all together (the loop below takes
+  // 256 pending jobs of a shard at a time, and would cost a hot message one UPDATE per
+  // 256 of them), or, by the server's own pass (keep_held) while they are not due, passed
+  // over: each shard is then read past them with a cursor, as they stay pending.
+  std::set<std::pair<int, int64_t>> held;
+  if (!keep_held || DeferredJobsDue(ctx.group_commit())) n += ApplyDeferredJobs(ctx);
+  if (keep_held)
+    for (const JobRef& ref : ctx.group_commit().deferred) held.emplace(ref.shard, ref.local_id);
+  std::vector<int64_t> after(ctx.shards().count(), 0);
   // Targets whose owner did not acknowledge a delivery: skipped until the next drain.
   std::vector<bool> stuck(ctx.shards().count(), false);
   int64_t total = 0;  // for a progress bar only: the pending jobs at the start
@@ -421,8 +435,13 @@ int64_t DrainAllPending(Context& ctx) {
     for (int i = 0; i < ctx.shards().count(); ++i) {
       if (!OwnsShard(ctx, i)) continue;
       std::vector<JobRow> local, remote;
-      for (JobRow& row : PendingJobs(ctx.shards().At(i), 256)) {
-        if (stuck[row.target_shard]) continue;
+      std::vector<JobRow> batch = PendingJobs(ctx.shards().At(i), after[i], 256);
+      if (!held.empty() && !batch.empty()) {
+        after[i] = batch.back().local_id;
+        if (batch.size() == 256) more = true;  // more may lie past the held ones
+      }
+      for (JobRow& row : batch) {
+        if (stuck[row.target_shard] || held.count({i, row.local_id})) continue;
         (IsRemote(ctx, row) ? remote : local).push_back(std::move(row));
       }
       if (!local.empty()) {

@@ -33,8 +33,11 @@ bool ApplyDeliveredJob(Context& ctx, const JobRow& job);
 // Applies every job the context created (and the jobs those create); returns how many.
 int64_t DrainCreated(Context& ctx);
 // Applies every pending job of every shard (worker, fsck --repair); returns how many. On a
-// cluster node only the outboxes of the shards it owns (OwnsShard).
-int64_t DrainAllPending(Context& ctx);
+// cluster node only the outboxes of the shards it owns (OwnsShard). keep_held: a server's
+// own periodic pass, which leaves the counter deltas this process holds back
+// (GroupCommit::deferred) pending until they are due, so that they merge; any other drain
+// (a drain request, fsck) applies them too.
+int64_t DrainAllPending(Context& ctx, bool keep_held = false);
 // Whether this process drains the shard's outbox: every shard, but on a cluster node only
 // its own (the context's JobTransport says which).
 bool OwnsShard(Context& ctx, int shard);
@@ -49,12 +52,20 @@ void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit);
 // once kMaxDeferred have gathered. A crash before loses nothing: they are pending.
 int64_t ApplyDeferredJobs(Context& ctx);
 constexpr size_t kMaxDeferred = 4096;
-// How long a server holds counter deltas back at most before Idle() applies them: a hot
-// message liked by many clients one request at a time still gets one UPDATE per this long.
-// Readers count pending deltas, so only the outbox's length depends on it. One second, as
-// weibod's default --drain-interval, whose passes apply them too.
-constexpr int64_t kDeferredHoldMs = 1000;
-// Whether the held-back jobs are due: kMaxDeferred of them, or the oldest kDeferredHoldMs old.
+// How long a server holds counter deltas back before Idle() (or a drain pass) applies them:
+// once none has come for kDeferredQuietMs (the burst is over), and at the latest once the
+// oldest is kDeferredHoldMs old, so a message liked without a pause, one request at a
+// time, costs one UPDATE per kDeferredHoldMs however fast the likes come (1000 likes at
+// 100 a second: two), and a lone like is applied after a second. A fixed hold of one
+// second cost one UPDATE a second for as long as the likes lasted. Readers count pending
+// deltas in the same statement as the row, so what a read sees does not depend on these;
+// the outbox's length does, and kMaxDeferred bounds it.
+constexpr int64_t kDeferredQuietMs = 1000;
+constexpr int64_t kDeferredHoldMs = 10000;
+// Whether the held-back jobs are due: kMaxDeferred of them, the newest kDeferredQuietMs
+// old, or the oldest kDeferredHoldMs old; now_ms in milliseconds of std::chrono's steady
+// clock, which the second form reads.
+bool DeferredJobsDue(const GroupCommit& group_commit, int64_t now_ms);
 bool DeferredJobsDue(const GroupCommit& group_commit);
 
 // The job kinds. This layer knows none: the layer above owns the table (flows/job_kinds.cc)

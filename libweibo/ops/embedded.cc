@@ -85,8 +85,10 @@ class Embedded : public Executor {
       ctx.set_transport(options_.transport);
       ctx.set_counter_cache(counters_.get());
       ctx.set_event_sink(options_.on_event);
-      ctx.set_request(request.id, request.op,
-                      request.id.empty() ? "" : RequestFingerprint(request.op, request.args));
+      // The fingerprint is recorded and compared by writes only (tables/request_log.h).
+      ctx.set_request(
+          request.id, request.op,
+          request.id.empty() || !op->writes ? "" : RequestFingerprint(request.op, request.args));
       ctx.set_progress(options_.progress);
       Json result = op->handler(ctx, args);
       warnings_ = ctx.warnings();

@@ -564,7 +564,11 @@ std::vector<OpSpec> Table() {
        "apply every pending outbox job of every shard, idempotently",
        // keep_seen: no expiry of last-seen ids (flows/notify.cc) in this pass — a daemon
        // whose requests bring their own clock (--allow-clock) runs its own passes so.
-       {{"keep_seen", A::kFlag, false, "do not expire the last-seen ids of inactive users"}},
+       // keep_held: weibod's own periodic pass, which leaves the counter deltas it holds
+       // back to merge (jobs/jobs.h, kDeferredHoldMs) until they are due.
+       {{"keep_seen", A::kFlag, false, "do not expire the last-seen ids of inactive users"},
+        {"keep_held", A::kFlag, false,
+         "leave the counter deltas this daemon holds back to merge until they are due"}},
        HomeKey::kEveryNode,
        nullptr,
        Drain,

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "storage/shard.h"
@@ -30,13 +31,43 @@ CounterCache::Watched& CounterCache::Slot(int shard) {
   return *w;
 }
 
+bool CounterCache::ReadWalHeader(Shard& shard, unsigned char (&out)[48]) {
+  // Only a connection with its WAL open has the -shm mapped; asking for the map of one
+  // without would make SQLite open it outside its own sequence.
+  sqlite3_file* wal = nullptr;
+  sqlite3_file* db = nullptr;
+  if (sqlite3_file_control(shard.db(), "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK ||
+      wal == nullptr || wal->pMethods == nullptr ||
+      sqlite3_file_control(shard.db(), "main", SQLITE_FCNTL_FILE_POINTER, &db) != SQLITE_OK ||
+      db == nullptr || db->pMethods == nullptr || db->pMethods->iVersion < 2 ||
+      db->pMethods->xShmMap == nullptr)
+    return false;
+  volatile void* region = nullptr;
+  if (db->pMethods->xShmMap(db, 0, 32768, 0, &region) != SQLITE_OK || region == nullptr)
+    return false;
+  // The writer stores the header's second copy, then a barrier, then this first one; a
+  // copy torn by a commit in progress differs from the kept one and only costs a pragma.
+  std::atomic_thread_fence(std::memory_order_acquire);
+  std::memcpy(out, const_cast<const void*>(region), sizeof out);
+  return true;
+}
+
 void CounterCache::Validate(Shard& shard) {
   Watched& w = Slot(shard.index());
   if (w.shard != &shard) {  // a connection not seen before: nothing cached is from it
     sqlite3_update_hook(shard.db(), &CounterCache::OnUpdate, &w);
     w.shard = &shard;
     w.data_version = -1;
+    w.header_known = false;
   }
+  // Read before the pragma: a commit landing between the two moves the header away from
+  // this copy, so the next Validate asks again.
+  unsigned char header[48];
+  const bool have_header = ReadWalHeader(shard, header);
+  if (have_header && w.header_known && std::memcmp(header, w.wal_header, sizeof header) == 0)
+    return;  // nothing committed since the last pragma: data_version is what it was
+  w.header_known = have_header;
+  if (have_header) std::memcpy(w.wal_header, header, sizeof header);
   int64_t version = shard.Query("PRAGMA data_version").IntOr(-1);
   if (version != w.data_version) {
     ++w.generation;  // another connection committed: the shard's entries are dropped

@@ -19,6 +19,11 @@
 //     commits; Validate, called before a shard's entries are read in each request, then
 //     drops all of them (a generation per shard: O(1)). So a read lags another process's
 //     commit by nothing once that commit is visible to a new read transaction.
+//     The pragma is a statement and a read transaction, so Validate runs it only when the
+//     shard's WAL-index header (the first 48 bytes of its -shm file, sqlite.org/walformat.html
+//     section 2.2) differs from the copy taken before the last pragma: every commit, by any
+//     connection, rewrites that header, so an unchanged one means no commit since, and the
+//     hot path of count reads no SQLite page and runs no statement at all.
 //
 // A crash loses nothing: the cache holds copies; the deltas live in the outbox.
 #ifndef WEIBO_TABLES_COUNTER_CACHE_H_
@@ -72,7 +77,13 @@ class CounterCache {
     int64_t data_version = -1;
     uint64_t generation = 0;
     CounterCache* cache = nullptr;
+    // The WAL-index header as it was just before data_version was last read (Validate).
+    unsigned char wal_header[48] = {};
+    bool header_known = false;
   };
+  // Copies the shard's WAL-index header into out; false when it cannot be read (the
+  // connection has no WAL open yet).
+  static bool ReadWalHeader(Shard& shard, unsigned char (&out)[48]);
   // sqlite3_update_hook's callback (rowid: sqlite3_int64, a long long).
   static void OnUpdate(void* watched, int op, const char* db, const char* table, long long rowid);
   Watched& Slot(int shard);

@@ -64,14 +64,24 @@ constexpr const char* kExpired =
 
 }  // namespace
 
-bool AnySeenExpired(Shard& shard, int kind, int64_t cutoff) {
-  static const std::string sql = std::string("SELECT 1 ") + kExpired + " LIMIT 1";
-  return shard.Query(sql.c_str()).BindAll(int64_t{kind}, cutoff).Exists();
+bool AnySeenStale(Shard& shard, int kind, int64_t cutoff) {
+  return shard.Query("SELECT 1 FROM last_seen WHERE kind = ?1 AND time < ?2 LIMIT 1")
+      .BindAll(int64_t{kind}, cutoff)
+      .Exists();
 }
 
 int64_t ExpireSeen(Shard& shard, int kind, int64_t cutoff) {
   static const std::string sql = std::string("DELETE ") + kExpired;
-  return shard.Query(sql.c_str()).BindAll(int64_t{kind}, cutoff).Run();
+  int64_t expired = shard.Query(sql.c_str()).BindAll(int64_t{kind}, cutoff).Run();
+  // What is left before cutoff belongs to users active since (the DELETE took the rest,
+  // a row without a user_info row too): dated to that activity, never before cutoff.
+  shard
+      .Query(
+          "UPDATE last_seen SET time = max(?2, ifnull((SELECT last_active FROM user_info WHERE "
+          "user_info.user_id = last_seen.user_id), ?2)) WHERE kind = ?1 AND time < ?2")
+      .BindAll(int64_t{kind}, cutoff)
+      .Run();
+  return expired;
 }
 
 }  // namespace weibo

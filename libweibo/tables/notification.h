@@ -4,7 +4,8 @@
 // count up from 1. Sending to every user is this one row, however many users there are.
 // last_seen: per user, on the user's shard, the id of the newest item of a list the user
 // has seen (kind kSeenNotify: the notifications; kSeenTimeline: the home timeline's red
-// dot) and when it was stored. No row: the user is new to that list. The rows of users
+// dot) and when it was stored (or, once 30 days old, when the expiry pass last found its
+// user active: ExpireSeen). No row: the user is new to that list. The rows of users
 // inactive for 30 days are dropped (ExpireSeen), so an inactive user costs nothing.
 #ifndef WEIBO_TABLES_NOTIFICATION_H_
 #define WEIBO_TABLES_NOTIFICATION_H_
@@ -44,9 +45,16 @@ struct SeenRow {
 std::optional<SeenRow> GetSeen(Shard& shard, int64_t user, int kind);
 // Stores last_id (never lower than the stored one) and time.
 void SetSeen(Shard& shard, int64_t user, int kind, int64_t last_id, int64_t time);
-// Whether any row of kind was stored before cutoff by a user inactive since before cutoff.
-bool AnySeenExpired(Shard& shard, int kind, int64_t cutoff);
-// Deletes those rows; returns how many.
+// Whether any row of kind is dated before cutoff (one step of index last_seen_by_time):
+// the expiry pass has something to look at.
+bool AnySeenStale(Shard& shard, int kind, int64_t cutoff);
+// Deletes the rows of kind dated before cutoff whose users have not been active since
+// (user_info.last_active), and re-dates the other rows dated before cutoff to their users'
+// last activity, so that no pass reads them again until 30 days after it: without that, a
+// user who stays active but never reads again would be read by every pass, and a pass (every
+// drain of weibod, each second) would cost a scan of such users, a cost that grew with the
+// users. A row is so deleted exactly when its user has been inactive since before cutoff
+// and it was stored before cutoff. Returns how many it deleted.
 int64_t ExpireSeen(Shard& shard, int kind, int64_t cutoff);
 
 }  // namespace weibo

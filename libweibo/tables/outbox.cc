@@ -40,10 +40,14 @@ bool GetJob(Shard& shard, int64_t local_id, JobRow* row) {
 }
 
 std::vector<JobRow> PendingJobs(Shard& shard, int64_t limit) {
+  return PendingJobs(shard, 0, limit);
+}
+
+std::vector<JobRow> PendingJobs(Shard& shard, int64_t after_id, int64_t limit) {
   Stmt& s = shard.Query(
       "SELECT job_id, target_shard, kind, payload, created, state FROM outbox "
-      "WHERE state = 0 ORDER BY job_id LIMIT ?");
-  s.Bind(1, limit);
+      "WHERE state = 0 AND job_id > ? ORDER BY job_id LIMIT ?");
+  s.BindAll(after_id, limit);
   std::vector<JobRow> rows;
   while (s.Step()) rows.push_back(ReadRow(s, shard.index()));
   return rows;

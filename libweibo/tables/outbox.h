@@ -34,6 +34,8 @@ int64_t InsertJob(Shard& shard, int target, const std::string& kind, const std::
                   int64_t now_ms);
 bool GetJob(Shard& shard, int64_t local_id, JobRow* row);
 std::vector<JobRow> PendingJobs(Shard& shard, int64_t limit);
+// The same, from the first pending job with an id above after_id.
+std::vector<JobRow> PendingJobs(Shard& shard, int64_t after_id, int64_t limit);
 // The ids of this shard's pending jobs below `below`, oldest first, at most limit.
 std::vector<int64_t> PendingJobIds(Shard& shard, int64_t below, int64_t limit);
 // The pending jobs of this shard for one target shard with job ids below `below`, oldest

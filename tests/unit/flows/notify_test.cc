@@ -14,7 +14,7 @@ int64_t Unread(Cluster& c, int64_t user) {
   return c.Run("notify_unread", {{"user", user}}).at("unread").get<int64_t>();
 }
 
-TEST_CASE("notify: one row for everyone; unread counts from the last-read id") {
+TEST_CASE("notify: one row for everyone, unread counts from the last-read id") {
   Cluster c;
   int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
   REQUIRE(c.Run("notify_send", {{"content", "one"}}).at("id") == "1");
@@ -37,7 +37,7 @@ TEST_CASE("notify: one row for everyone; unread counts from the last-read id") {
   REQUIRE(c.CodeOf("notify_send", {{"content", "\xff"}}) == Code::kInvalidUtf8);
 }
 
-TEST_CASE("notify: a user inactive for 30 days loses the stored id; an active one keeps it") {
+TEST_CASE("notify: a user inactive for 30 days loses the stored id, an active one keeps it") {
   Cluster c;
   int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
   c.Run("notify_send", {{"content", "one"}});
@@ -54,9 +54,20 @@ TEST_CASE("notify: a user inactive for 30 days loses the stored id; an active on
   REQUIRE(Unread(c, b) == 0);  // new again
   REQUIRE(Unread(c, a) == 1);
   REQUIRE_FALSE(c.Run("drain").contains("expired"));
+  // alice's id, kept, is dated to her last activity (day 20): the passes of the next 30
+  // days find nothing before their cutoff and read no row (AnySeenStale); then it expires.
+  const std::string shard = c.dir() + "/shard-0" + std::to_string(a % 4) + ".db";
+  REQUIRE(test::RawDb(shard).Int("SELECT time FROM last_seen WHERE user_id = " +
+                                 std::to_string(a)) == test::kNow + 20 * kDayMs);
+  c.SetNow(test::kNow + 50 * kDayMs);
+  REQUIRE_FALSE(c.Run("drain").contains("expired"));
+  REQUIRE(Unread(c, a) == 1);
+  c.SetNow(test::kNow + 51 * kDayMs);
+  REQUIRE(c.Run("drain").at("expired") == 1);
+  REQUIRE(Unread(c, a) == 0);
 }
 
-TEST_CASE("red dot: items by others newer than the mark, capped; the first page moves it") {
+TEST_CASE("red dot: items by others newer than the mark, capped, the first page moves it") {
   Cluster c(ClusterOptions{2, "push", 20});
   int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
   c.Follow(a, b);

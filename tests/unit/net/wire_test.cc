@@ -55,7 +55,46 @@ TEST_CASE("wire: a result reads as Json::parse reads it, at the edges of numbers
     REQUIRE(ParseReply(R"({"id":"n","ok":true,"result":)" + result + "}", &reply));
     CHECK(reply.result == want);
     CHECK(reply.result.dump() == want.dump());
+    // The same kinds of number too (== compares 1 and 1u equal): a check for an unsigned
+    // one, such as a request's now, must see what Json::parse would give it.
+    for (size_t i = 0; want.is_array() && i < want.size(); ++i)
+      CHECK(reply.result[i].type() == want[i].type());
   }
+}
+
+TEST_CASE("wire: a reply's bytes are Json::dump's, escapes, non-ASCII and numbers included") {
+  Json odd = Json::object();
+  odd["quote\"d"] = "a\\b\"c";
+  odd["ctl"] = std::string("\x01\x1f\t\n\r\b\f", 7);
+  odd["del"] = "x\x7fy";
+  odd["utf8"] = "多语言 é 😀";
+  odd["bad"] = "\xff\xfe ok";  // replaced by U+FFFD, as the daemon always did
+  odd["nums"] = Json::array({0, -1, INT64_MIN, INT64_MAX, UINT64_MAX, 1.5, -0.0, 1e300, 0.1});
+  odd["nest"] = Json{{"empty_object", Json::object()},
+                     {"empty_array", Json::array()},
+                     {"null", nullptr},
+                     {"bools", Json::array({true, false})}};
+  for (const Json& result : {odd, Json::array(), Json(""), Json(7), Json(-7), Json(2.5)}) {
+    const std::string want = R"({"id":"r","ok":true,"result":)" +
+                             result.dump(-1, ' ', false, Json::error_handler_t::replace) + "}";
+    CHECK(EncodeReply(Json("r"), Result<Json>(result), nullptr) == want);
+  }
+}
+
+TEST_CASE("wire: a request reads as Json::parse reads it, numbers' kinds included") {
+  const std::string body =
+      R"({"id":"q","op":"count","args":{"msgs":["1","2"],"n":5,"m":-5,"x":1.5,"a":1,"a":2}})";
+  WireRequest wire;
+  REQUIRE(ParseRequest(body, WireLimits{}, &wire).ok());
+  Json want = Json::parse(body).at("args");
+  CHECK(wire.request.args == want);
+  CHECK(wire.request.args.dump() == want.dump());
+  for (const char* key : {"n", "m", "x", "a"})
+    CHECK(wire.request.args[key].type() == want[key].type());
+  CHECK(wire.request.args["n"].is_number_unsigned());
+  WireRequest bad;
+  CHECK(ParseRequest(R"({"op":"count","args":{"msgs":[1,]}})", WireLimits{}, &bad).code() ==
+        Code::kInvalidRequest);
 }
 
 TEST_CASE("wire: a request's clock must lie in the message ids' range, up to its last week") {

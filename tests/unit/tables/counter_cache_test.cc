@@ -133,5 +133,38 @@ TEST_CASE("counter cache: a server's count is served hot and stays exact") {
   REQUIRE(likes() == 0);
 }
 
+TEST_CASE("counter cache: a hot count runs no SQLite statement, a commit elsewhere one pragma") {
+  test::Cluster c(test::ClusterOptions{4, "push", 20});
+  c.Run("user_add", {{"name", "alice"}});
+  Json ids = Json::array();
+  for (int i = 0; i < 8; ++i)
+    ids.push_back(test::IdOf(c.Run("post", {{"user", 1}, {"content", "hot"}})));
+  EmbeddedOptions eo;
+  eo.data_dir = c.dir();
+  eo.now_ms = test::kNow;
+  eo.group_commit = 16;
+  eo.counter_cache = 100;
+  eo.explain = true;  // every statement the shards' connections run is logged
+  auto server = OpenEmbedded(eo);
+  const Request count{"count", {{"msgs", ids}}};
+  REQUIRE(server->Execute(count).ok());  // cold: read from the shard, then kept
+  REQUIRE_FALSE(server->Explain().empty());
+  REQUIRE(server->Execute(count).ok());  // the pragmas that take each WAL header's copy
+  auto hot = server->Execute(count);
+  REQUIRE(hot.ok());
+  INFO("statements of a hot count: " << Json(server->Explain()).dump());
+  REQUIRE(server->Explain().empty());
+  REQUIRE(hot.value().size() == 8);
+  // Another process's commit on the shard of the first id: a pragma there, and a re-read.
+  c.Run("like", {{"user", 1}, {"msg", ids[0]}});
+  auto after = server->Execute(count);
+  REQUIRE(after.ok());
+  REQUIRE(after.value()[0]["counts"]["likes"] == 1);
+  bool pragma = false;
+  for (const std::string& line : server->Explain())
+    if (line.find("PRAGMA data_version") != std::string::npos) pragma = true;
+  REQUIRE(pragma);
+}
+
 }  // namespace
 }  // namespace weibo
