@@ -59,7 +59,7 @@ class ShardSet {
   // while it lives; Failure(storage_error) when it is missing, not initialised, of a
   // cluster.json version this build does not know, or a shard is missing, foreign, corrupt
   // or from another cluster.
-  ShardSet(std::string dir, std::vector<std::string>* explain_log);
+  ShardSet(std::string dir, ExplainLog* explain_log);
   // Writes cluster.json and N fresh shards, the directory 0700 and every file 0600.
   // Refuses an existing cluster unless force, and (storage_error) any cluster a running
   // process holds open (ClusterLock::Exclusive).
@@ -83,6 +83,8 @@ class ShardSet {
   void WriteIndexes(const std::vector<IndexSpec>& indexes);
   // Checkpoints every opened shard whose WAL has grown past a few megabytes.
   void CheckpointOpened();
+  // Where the shards log their statements (--explain), or nullptr.
+  ExplainLog* explain_log() const { return explain_log_; }
 
  private:
   std::string ShardPath(int index) const;
@@ -92,8 +94,12 @@ class ShardSet {
   int64_t config_stamp_ = 0;  // cluster.json's mtime (ns) and size when config_ was read
   std::vector<std::unique_ptr<Shard>> shards_;
   std::vector<std::unique_ptr<Shard>> search_;  // SearchAt's, opened when first asked for
-  std::vector<std::string>* explain_log_;
+  ExplainLog* explain_log_;
 };
+
+// --strategy's check (weibo-init, weibo-explain): Failure(invalid_argument) for a name
+// other than gene, uid-mapping and tid, and for the two this build does not route by yet.
+void CheckStrategy(const std::string& strategy);
 
 std::string ShardFileName(int index, int count);
 // search-NN.db, numbered as ShardFileName numbers the shards.
