@@ -9,6 +9,19 @@ namespace {
 
 using test::TempDir;
 
+// A shard file of one table t (schema), logging into log from after its creation.
+struct LoggedShard {
+  LoggedShard(int index, const char* schema) {
+    { test::FreshShard(dir); }
+    shard = std::make_unique<Shard>(index, dir.Join("shard.db"), false, &log);
+    shard->Exec(schema);
+    log.Clear();
+  }
+  TempDir dir;
+  ExplainLog log;
+  std::unique_ptr<Shard> shard;
+};
+
 TEST_CASE("BoundValues: the literals of expanded SQL, by parameter number") {
   REQUIRE(BoundValues("SELECT a FROM t WHERE b = ? AND c = ?",
                       "SELECT a FROM t WHERE b = 42 AND c = 'it''s'") ==
@@ -16,8 +29,9 @@ TEST_CASE("BoundValues: the literals of expanded SQL, by parameter number") {
   // ?N repeated: one value, where its number says.
   REQUIRE(BoundValues("SELECT ?2, ?1, ?2", "SELECT 'b', -7, 'b'") ==
           std::vector<std::string>{"-7", "'b'"});
-  REQUIRE(BoundValues("INSERT INTO t VALUES (?, ?, ?)", "INSERT INTO t VALUES (NULL, x'0a0b', 1.5)") ==
-          std::vector<std::string>{"NULL", "x'0a0b'", "1.5"});
+  REQUIRE(
+      BoundValues("INSERT INTO t VALUES (?, ?, ?)", "INSERT INTO t VALUES (NULL, x'0a0b', 1.5)") ==
+      std::vector<std::string>{"NULL", "x'0a0b'", "1.5"});
   // A ? inside the statement's own string literal is no parameter.
   REQUIRE(BoundValues("SELECT '?' || ?", "SELECT '?' || 'x'") == std::vector<std::string>{"'x'"});
   // A value holding what looks like SQL is taken whole.
@@ -29,12 +43,9 @@ TEST_CASE("BoundValues: the literals of expanded SQL, by parameter number") {
 }
 
 TEST_CASE("ExplainLog: each run with its shard, values, rows read and rows written") {
-  TempDir dir;
-  { test::FreshShard(dir); }
-  ExplainLog log;
-  Shard shard(3, dir.Join("shard.db"), false, &log);
-  shard.Exec("CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT)");
-  log.Clear();
+  LoggedShard logged(3, "CREATE TABLE t(k INTEGER PRIMARY KEY, v TEXT)");
+  Shard& shard = *logged.shard;
+  ExplainLog& log = logged.log;
   {
     WriteTxn txn(shard);
     for (int k = 1; k <= 3; ++k)
@@ -75,11 +86,9 @@ TEST_CASE("ExplainLog: each run with its shard, values, rows read and rows writt
 }
 
 TEST_CASE("ExplainLog: a read stepped while writes run counts no writes") {
-  TempDir dir;
-  { test::FreshShard(dir); }
-  ExplainLog log;
-  Shard shard(0, dir.Join("shard.db"), false, &log);
-  shard.Exec("CREATE TABLE t(k INTEGER PRIMARY KEY, n INTEGER)");
+  LoggedShard logged(0, "CREATE TABLE t(k INTEGER PRIMARY KEY, n INTEGER)");
+  Shard& shard = *logged.shard;
+  ExplainLog& log = logged.log;
   shard.Exec("INSERT INTO t VALUES (1, 0), (2, 0)");
   log.Clear();
   WriteTxn txn(shard);
