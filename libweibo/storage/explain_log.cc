@@ -46,8 +46,7 @@ std::vector<std::string> BoundValues(const std::string& sql, const std::string& 
     const char c = sql[i];
     if (c == '?') {
       size_t digits = i + 1;
-      while (digits < sql.size() && std::isdigit(static_cast<unsigned char>(sql[digits])))
-        ++digits;
+      while (digits < sql.size() && std::isdigit(static_cast<unsigned char>(sql[digits]))) ++digits;
       int number = digits > i + 1 ? std::stoi(sql.substr(i + 1, digits - i - 1)) : highest + 1;
       size_t length = LiteralLength(expanded, j);
       if (number < 1 || length == 0) return {};

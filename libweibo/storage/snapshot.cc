@@ -60,8 +60,8 @@ Snapshot::Snapshot(const std::string& dir) {
     Fail(Code::kStorageError,
          "no cluster in " + dir + ": cluster.json is missing (run weibo-init)");
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                        "/weibo-explain.XXXXXX";
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/weibo-explain.XXXXXX";
   if (mkdtemp(&pattern[0]) == nullptr)  // 0700
     Fail(Code::kStorageError, "cannot make a directory for the copy of " + dir + " in " +
                                   pattern.substr(0, pattern.rfind('/')));
