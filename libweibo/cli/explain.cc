@@ -184,12 +184,12 @@ int Explain(const Command::Parsed& parsed, const Settings& settings) {
     return ReportError(kProgram, Status(Code::kInvalidArgument, kNoDaemon), as_json);
   const OpSpec* op = FindOperation(parsed.request.op);
   if (op->local != nullptr)
-    return ReportError(kProgram,
-                       Status(Code::kInvalidArgument,
-                              settings.program +
-                                  " makes a cluster rather than running an operation on one; "
+    return ReportError(
+        kProgram,
+        Status(Code::kInvalidArgument,
+               settings.program + " makes a cluster rather than running an operation on one; "
                                   "weibo-explain explains the operations of an existing one"),
-                       as_json);
+        as_json);
   DryRun run;
   run.request = parsed.request;
   run.data_dir = parsed.data_dir;
@@ -203,13 +203,13 @@ int Explain(const Command::Parsed& parsed, const Settings& settings) {
   }
   run.strategy = ClusterStrategy(run.data_dir);
   if (!settings.strategy.empty() && settings.strategy != run.strategy)
-    return ReportError(kProgram,
-                       Status(Code::kInvalidArgument,
-                              "the cluster in " + run.data_dir + " is sharded by " +
-                                  run.strategy + "; --strategy " + settings.strategy +
-                                  " explains a cluster made with weibo-init --strategy " +
-                                  settings.strategy),
-                       as_json);
+    return ReportError(
+        kProgram,
+        Status(Code::kInvalidArgument, "the cluster in " + run.data_dir + " is sharded by " +
+                                           run.strategy + "; --strategy " + settings.strategy +
+                                           " explains a cluster made with weibo-init --strategy " +
+                                           settings.strategy),
+        as_json);
   Status done = RunDry(&run);
   if (!done.ok()) return ReportError(settings.program, done, as_json);
   if (settings.filter != nullptr) {
