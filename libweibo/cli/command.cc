@@ -196,6 +196,13 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
   }
   request.now_ms = now_ms;
   request.async = async_;
+  // init creates ./shards where it is run; every other op finds the cluster (DataDir).
+  const OpSpec* spec = FindOperation(request.op);
+  const std::string data_dir =
+      spec != nullptr && spec->local != nullptr && data_option_->count() == 0
+          ? data_dir_
+          : DataDir(data_option_, data_dir_);
+  if (runner_) return runner_(Parsed{request, data_dir, connect_, json_ || jsonl_ || !jq_.empty()});
   // The same request, run here or by a daemon: only the executor differs (STYLE rule 2).
   std::unique_ptr<Executor> executor;
   if (!connect_.empty()) {
@@ -214,11 +221,7 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
       if (stage != now) progress_bar_->Stage(stage = now, total);
       progress_bar_->Step(done);
     };
-    // init creates ./shards where it is run; every other op finds the cluster (DataDir).
-    const OpSpec* spec = FindOperation(request.op);
-    options.data_dir = spec != nullptr && spec->local != nullptr && data_option_->count() == 0
-                           ? data_dir_
-                           : DataDir(data_option_, data_dir_);
+    options.data_dir = data_dir;
     options.explain = explain_;
     executor = OpenEmbedded(options);
   }

@@ -187,10 +187,14 @@ int Main(const std::string& command, int argc, char** argv, const char* descript
   if (!built)
     return ReportError("weibo",
                        Status(Code::kInvalidArgument, "'" + command + "' is not a weibo command"));
-  return built->cmd->Run(argc, argv, [&] {
+  return RunTableCommand(*built, argc, argv);
+}
+
+int RunTableCommand(TableCommand& built, int argc, char** argv) {
+  return built.cmd->Run(argc, argv, [&] {
     // One subcommand was parsed (require_subcommand), or the command is the operation.
-    const OpOptions* chosen = &built->options.front();
-    for (const OpOptions& o : built->options)
+    const OpOptions* chosen = &built.options.front();
+    for (const OpOptions& o : built.options)
       if (o.app()->parsed()) chosen = &o;
     return Request{chosen->op().name, chosen->Args()};
   });

@@ -22,6 +22,10 @@ struct TableCommand {
 std::unique_ptr<TableCommand> BuildCommand(const std::string& command,
                                            const char* description = nullptr);
 
+// Parses argv as built's command line and runs the request of the operation it names
+// (Command::Run); returns the exit status. cli::Main is BuildCommand and this.
+int RunTableCommand(TableCommand& built, int argc, char** argv);
+
 // Every command of the table, in table order, each once ("user" for "user add").
 std::vector<std::string> TableCommands();
 

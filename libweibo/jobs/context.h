@@ -140,6 +140,8 @@ class Context {
   [[noreturn]] void MsgGone(int64_t id);
 
  private:
+  // Runs drain (Settle's, SettleReplayed's); a failure is kept as a warning (LeftPending).
+  void Drain(int64_t (*drain)(Context&));
   // After a drain failed with `cause`: counts the created jobs still pending into a warning.
   void LeftPending(const std::exception& cause);
   ShardSet& shards_;

@@ -9,6 +9,7 @@
 #include "jobs/jobs.h"
 #include "ops/args.h"
 #include "ops/authorize.h"
+#include "storage/explain_log.h"
 #include "storage/failure.h"
 #include "tables/counter_cache.h"
 #include "tables/request_log.h"
@@ -20,7 +21,9 @@ namespace {
 
 class Embedded : public Executor {
  public:
-  explicit Embedded(EmbeddedOptions options) : options_(std::move(options)) {}
+  explicit Embedded(EmbeddedOptions options)
+      : options_(std::move(options)),
+        log_(options_.explain_log != nullptr ? options_.explain_log : &own_log_) {}
   ~Embedded() override { Finish(true); }
 
   void Idle() override { Finish(false); }
@@ -46,7 +49,7 @@ class Embedded : public Executor {
   }
 
   Result<Json> Execute(const Request& request) override {
-    log_.clear();
+    log_->Clear();
     warnings_.clear();
     try {
       const OpSpec* op = FindOperation(request.op);
@@ -106,7 +109,7 @@ class Embedded : public Executor {
     }
   }
 
-  std::vector<std::string> Explain() const override { return log_; }
+  std::vector<std::string> Explain() const override { return log_->Lines(); }
   std::vector<std::string> Warnings() const override { return warnings_; }
 
  private:
@@ -123,14 +126,15 @@ class Embedded : public Executor {
     }
   }
 
-  std::vector<std::string>* Log() { return options_.explain ? &log_ : nullptr; }
+  ExplainLog* Log() { return options_.explain ? log_ : nullptr; }
   EmbeddedOptions options_;
+  ExplainLog own_log_;  // the statements run, unless the options name a log
+  ExplainLog* log_;
   std::unique_ptr<ShardSet> shards_;
   std::unique_ptr<CounterCache> counters_;  // after shards_: destroyed first (its hooks)
   GroupCommit group_commit_;                // the deliveries of every request, synced together
   bool wrote_ = false;                      // some request wrote: checkpoint when closing
-  std::vector<std::string> log_;
-  std::vector<std::string> warnings_;  // of the last Execute
+  std::vector<std::string> warnings_;       // of the last Execute
 };
 
 }  // namespace

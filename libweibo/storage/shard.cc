@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 
+#include "storage/explain_log.h"
 #include "storage/failure.h"
 #include "storage/files.h"
 #include "weibo/storage.h"
@@ -19,12 +20,25 @@ namespace {
 
 constexpr int kBusyTimeoutMs = 30000;
 
-int TraceStatement(unsigned type, void* context, void* stmt, void*) {
-  if (type != SQLITE_TRACE_STMT) return 0;
+// The explain log's hooks (storage/explain_log.h). A trigger's statement is reported with
+// its caller's stmt and an SQL comment for text: it is part of that run, not a run of its own.
+int TraceStatement(unsigned type, void* context, void* p, void* x) {
   auto* shard = static_cast<Shard*>(context);
-  const char* sql = sqlite3_sql(static_cast<sqlite3_stmt*>(stmt));
-  if (sql != nullptr && shard->explain_log() != nullptr)
-    shard->explain_log()->push_back(shard->name() + ": " + sql);
+  ExplainLog* log = shard->explain_log();
+  auto* stmt = static_cast<sqlite3_stmt*>(p);
+  if (log == nullptr) return 0;
+  if (type == SQLITE_TRACE_STMT) {
+    const char* text = static_cast<const char*>(x);
+    const char* sql = sqlite3_sql(stmt);
+    if (sql == nullptr || (text != nullptr && text[0] == '-' && text[1] == '-')) return 0;
+    char* expanded = sqlite3_expanded_sql(stmt);
+    log->Started(stmt, shard->name(), sql, expanded, sqlite3_total_changes64(shard->db()));
+    sqlite3_free(expanded);
+  } else if (type == SQLITE_TRACE_ROW) {
+    log->Row(stmt);
+  } else if (type == SQLITE_TRACE_PROFILE) {
+    log->Finished(stmt, !sqlite3_stmt_readonly(stmt), sqlite3_total_changes64(shard->db()));
+  }
   return 0;
 }
 
@@ -107,7 +121,7 @@ void Stmt::Reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
-Shard::Shard(int index, std::string path, bool create, std::vector<std::string>* explain_log)
+Shard::Shard(int index, std::string path, bool create, ExplainLog* explain_log)
     : index_(index), path_(std::move(path)), explain_log_(explain_log) {
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
   // Made 0600 before SQLite sees it: SQLite would make it 0644, and it gives the -wal and
@@ -132,10 +146,14 @@ Shard::Shard(int index, std::string path, bool create, std::vector<std::string>*
   Exec("PRAGMA synchronous=FULL");
   sync_level_ = 2;
   Exec("PRAGMA foreign_keys=OFF");
-  if (explain_log_ != nullptr) sqlite3_trace_v2(db_, SQLITE_TRACE_STMT, TraceStatement, this);
+  if (explain_log_ != nullptr)
+    sqlite3_trace_v2(db_, SQLITE_TRACE_STMT | SQLITE_TRACE_ROW | SQLITE_TRACE_PROFILE,
+                     TraceStatement, this);
 }
 
 Shard::~Shard() {
+  // Finalizing ends a run (SQLITE_TRACE_PROFILE), and the log may already be gone.
+  if (explain_log_ != nullptr) sqlite3_trace_v2(db_, 0, nullptr, nullptr);
   for (auto& entry : cache_) sqlite3_finalize(entry.second->stmt.raw());
   cache_.clear();
   sqlite3_close_v2(db_);

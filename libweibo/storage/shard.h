@@ -25,6 +25,7 @@ struct sqlite3_stmt;
 
 namespace weibo {
 
+class ExplainLog;  // storage/explain_log.h
 class Shard;
 
 // How a write transaction's commit reaches the disk (PRAGMA synchronous in WAL mode).
@@ -74,7 +75,7 @@ class Stmt {
 class Shard {
  public:
   // Opens the file (which must exist unless create is true) and sets the pragmas.
-  Shard(int index, std::string path, bool create, std::vector<std::string>* explain_log);
+  Shard(int index, std::string path, bool create, ExplainLog* explain_log);
   ~Shard();
   Shard(const Shard&) = delete;
   Shard& operator=(const Shard&) = delete;
@@ -110,7 +111,7 @@ class Shard {
   // Turns an SQLite error into a Failure(storage_error) naming this shard.
   [[noreturn]] void Raise(int rc, const char* what);
   sqlite3* db() { return db_; }
-  std::vector<std::string>* explain_log() { return explain_log_; }
+  ExplainLog* explain_log() { return explain_log_; }
 
  private:
   int index_;
@@ -124,8 +125,8 @@ class Shard {
     Stmt stmt;
   };
   std::unordered_map<std::string_view, std::unique_ptr<Cached>> cache_;
-  std::vector<std::string>* explain_log_;
-  int sync_level_ = -1;  // the PRAGMA synchronous this connection has; -1: unknown
+  ExplainLog* explain_log_;  // every statement run, when not nullptr (--explain)
+  int sync_level_ = -1;      // the PRAGMA synchronous this connection has; -1: unknown
   int sync_cap_ = static_cast<int>(Sync::kFull);
 };
 

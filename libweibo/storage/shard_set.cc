@@ -143,6 +143,16 @@ ClusterConfig ClusterConfig::FromJson(const Json& j) {
   return c;
 }
 
+void CheckStrategy(const std::string& strategy) {
+  if (strategy != "gene" && strategy != "uid-mapping" && strategy != "tid")
+    Fail(Code::kInvalidArgument, "--strategy must be gene, uid-mapping or tid");
+  // The two strategies the gene method replaces are named by SPEC §2 for teaching; this
+  // build routes by gene only, and says so rather than record a choice it would ignore.
+  if (strategy != "gene")
+    Fail(Code::kInvalidArgument,
+         "--strategy " + strategy + " is not available in this build; only gene is");
+}
+
 std::string ShardFileName(int index, int count) {
   char buf[32];
   std::snprintf(buf, sizeof buf, count > 100 ? "shard-%03d.db" : "shard-%02d.db", index);
@@ -157,7 +167,7 @@ std::string ArchiveFileName(int index, int count) {
   return "archive" + ShardFileName(index, count).substr(5);
 }
 
-ShardSet::ShardSet(std::string dir, std::vector<std::string>* explain_log)
+ShardSet::ShardSet(std::string dir, ExplainLog* explain_log)
     : dir_(std::move(dir)), lock_(ClusterLock::Shared(dir_)), explain_log_(explain_log) {
   if (!Exists(dir_))
     Fail(Code::kStorageError, "data directory " + dir_ + " does not exist (run weibo-init)");
@@ -345,13 +355,7 @@ void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) 
     Fail(Code::kInvalidArgument, "--shards must be a power of two from 1 to 256");
   if (config.feed != "push" && config.feed != "pull" && config.feed != "hybrid")
     Fail(Code::kInvalidArgument, "--feed must be push, pull or hybrid");
-  if (config.strategy != "gene" && config.strategy != "uid-mapping" && config.strategy != "tid")
-    Fail(Code::kInvalidArgument, "--strategy must be gene, uid-mapping or tid");
-  // The two strategies the gene method replaces are named by SPEC §2 for teaching; this
-  // build routes by gene only, and says so rather than record a choice it would ignore.
-  if (config.strategy != "gene")
-    Fail(Code::kInvalidArgument,
-         "--strategy " + config.strategy + " is not available in this build; only gene is");
+  CheckStrategy(config.strategy);
   if (config.page_size < 1 || config.page_size > kMaxPageSize)
     Fail(Code::kInvalidArgument, "--page-size must be from 1 to 1000");
   if (config.inbox_cap < 1) Fail(Code::kInvalidArgument, "--inbox-cap must be at least 1");

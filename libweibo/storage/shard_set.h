@@ -59,7 +59,7 @@ class ShardSet {
   // while it lives; Failure(storage_error) when it is missing, not initialised, of a
   // cluster.json version this build does not know, or a shard is missing, foreign, corrupt
   // or from another cluster.
-  ShardSet(std::string dir, std::vector<std::string>* explain_log);
+  ShardSet(std::string dir, ExplainLog* explain_log);
   // Writes cluster.json and N fresh shards, the directory 0700 and every file 0600.
   // Refuses an existing cluster unless force, and (storage_error) any cluster a running
   // process holds open (ClusterLock::Exclusive).
@@ -95,6 +95,8 @@ class ShardSet {
   int64_t ArchivedBelow();
   // Raises ArchivedBelow to id (never lowers it): written before anything is moved.
   void RaiseArchivedBelow(int64_t id);
+  // Where the shards log their statements (--explain), or nullptr.
+  ExplainLog* explain_log() const { return explain_log_; }
 
  private:
   std::string ShardPath(int index) const;
@@ -107,8 +109,12 @@ class ShardSet {
   std::vector<std::unique_ptr<Shard>> archive_;  // ArchiveAt's
   int64_t archive_stamp_ = -1;                   // archive.json's FileStamp when read
   int64_t archived_below_ = 0;
-  std::vector<std::string>* explain_log_;
+  ExplainLog* explain_log_;
 };
+
+// --strategy's check (weibo-init, weibo-explain): Failure(invalid_argument) for a name
+// other than gene, uid-mapping and tid, and for the two this build does not route by yet.
+void CheckStrategy(const std::string& strategy);
 
 std::string ShardFileName(int index, int count);
 // search-NN.db, numbered as ShardFileName numbers the shards.

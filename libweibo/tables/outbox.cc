@@ -21,11 +21,12 @@ JobRow ReadRow(Stmt& s, int source) {
 
 }  // namespace
 
+const char kInsertJobSql[] =
+    "INSERT INTO outbox(target_shard, kind, payload, created) VALUES (?, ?, ?, ?)";
+
 int64_t InsertJob(Shard& shard, int target, const std::string& kind, const std::string& payload,
                   int64_t now_ms) {
-  shard.Query("INSERT INTO outbox(target_shard, kind, payload, created) VALUES (?, ?, ?, ?)")
-      .BindAll(target, kind, payload, now_ms)
-      .Run();
+  shard.Query(kInsertJobSql).BindAll(target, kind, payload, now_ms).Run();
   return sqlite3_last_insert_rowid(shard.db());
 }
 

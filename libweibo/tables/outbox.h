@@ -29,6 +29,9 @@ struct JobRow {
   int64_t global_id() const { return (static_cast<int64_t>(source_shard) << 40) | local_id; }
 };
 
+// The statement InsertJob runs, bound to target, kind, payload and created: weibo-explain(1)
+// finds the jobs a dry run would create by it in the explain log.
+extern const char kInsertJobSql[];
 // Returns the job's local id.
 int64_t InsertJob(Shard& shard, int target, const std::string& kind, const std::string& payload,
                   int64_t now_ms);

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -13,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -326,6 +329,23 @@ inline std::string DumpCluster(const std::string& dir, int shards, bool jobs = t
       for (const char* sql : kJobs) out += std::string("-- ") + sql + "\n" + db.Rows(sql);
   }
   return out;
+}
+
+// Every file under dir (its path below dir) with its size, mtime in nanoseconds and bytes:
+// equal before and after, nothing was created, removed or written.
+inline std::map<std::string, std::string> FileStates(const std::string& dir) {
+  std::map<std::string, std::string> states;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    struct stat st;
+    REQUIRE(stat(entry.path().c_str(), &st) == 0);
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    states[entry.path().string().substr(dir.size())] =
+        std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+        std::to_string(st.st_mtim.tv_nsec) + " " + bytes;
+  }
+  return states;
 }
 
 // The code of the Failure fn throws; fails the test when it throws none.

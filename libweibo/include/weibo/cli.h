@@ -91,6 +91,8 @@ class Progress {
 
 // weibo-sql (weibo-sql(1)): a read-only SQL query over one shard or every shard.
 int SqlMain(int argc, char** argv);
+// weibo-explain (weibo-explain(1)): a dry run of another command's line, nothing changed.
+int ExplainMain(int argc, char** argv);
 
 // The options of one operation's arguments, as its ArgSpecs spell them (flag, default,
 // environment variable, help), added to a CLI11 app or subcommand.
@@ -144,6 +146,18 @@ class Command {
   // status. Lists print as one JSON array with --json, one object a line with --jsonl.
   int Run(int argc, char** argv, const std::function<Request()>& build);
 
+  // What Run hands a runner (set_runner): the request, parsed and built as this command
+  // builds it, and where this command would have run it.
+  struct Parsed {
+    const Request& request;
+    std::string data_dir;  // the cluster's, as this command finds it (--data, WEIBO_DATA)
+    std::string connect;   // --connect or WEIBO_CONNECT; empty: embedded
+    bool json;             // --json, --jsonl or --jq was given
+  };
+  // Makes Run hand the request to runner instead of running it, and return runner's exit
+  // status: weibo-explain(1)'s dry run of this command line.
+  void set_runner(std::function<int(const Parsed&)> runner) { runner_ = std::move(runner); }
+
   // Makes Run repeat the request every interval_ms until SIGTERM or SIGINT, printing only
   // results whose "applied" count is not 0 (weibo-worker). An error still stops it.
   void set_repeat(int interval_ms) { repeat_ms_ = interval_ms; }
@@ -165,6 +179,7 @@ class Command {
   std::unique_ptr<Progress> progress_bar_;
   bool json_ = false, jsonl_ = false, async_ = false, explain_ = false;
   int repeat_ms_ = 0;
+  std::function<int(const Parsed&)> runner_;
 };
 
 // Two example command lines of an operation, for the end of its --help: its required

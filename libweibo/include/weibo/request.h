@@ -20,6 +20,7 @@
 namespace weibo {
 
 class JobTransport;  // a cluster node's (libweibo/jobs/transport.h); not for library users
+class ExplainLog;    // libweibo/storage/explain_log.h: weibo-explain's; not for library users
 
 struct Request {
   std::string op;
@@ -56,6 +57,9 @@ struct EmbeddedOptions {
   bool drain = true;
   // Record every statement each shard runs, for --explain.
   bool explain = false;
+  // With explain: the log to record them in, with their bound values and rows, owned by
+  // the caller and outliving the executor (weibo-explain(1)). nullptr: the executor's own.
+  ExplainLog* explain_log = nullptr;
   // Set by a cluster node (weibod --shards) only: jobs for shards it does not own go
   // through it. nullptr: every job is applied here.
   JobTransport* transport = nullptr;

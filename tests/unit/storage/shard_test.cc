@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include "storage/explain_log.h"
 #include "storage/schema.h"
 #include "test_support.h"
 
@@ -256,12 +257,12 @@ TEST_CASE("Shard: no checkpoint on close, Checkpoint truncates the WAL only past
 TEST_CASE("Shard: explain logs each statement with the shard's name") {
   TempDir dir;
   { FreshShard(dir); }
-  std::vector<std::string> log;
+  ExplainLog log;
   Shard shard(3, dir.Join("shard.db"), false, &log);
-  log.clear();
+  log.Clear();
   shard.Query("SELECT count(*) FROM msg_info").Step();
-  REQUIRE_FALSE(log.empty());
-  REQUIRE(log.back() == "shard-03: SELECT count(*) FROM msg_info");
+  REQUIRE_FALSE(log.Lines().empty());
+  REQUIRE(log.Lines().back() == "shard-03: SELECT count(*) FROM msg_info");
 }
 
 }  // namespace
