@@ -64,7 +64,7 @@ void Context::RecordApplied(Shard& home, int64_t result) {
 }
 
 void Context::SettleReplayed() {
-  if (drain_) Drain(DrainAllPending);
+  if (drain_) Drain([](Context& ctx) { return DrainAllPending(ctx); });
 }
 
 int64_t Context::ResolveUser(const Json& arg) {
