@@ -32,6 +32,7 @@ Typed Sample(ArgType type) {
     case ArgType::kString:
       return {"push", "push"};
     case ArgType::kEdgeList:  // the file's lines: an empty file, no edges
+    case ArgType::kUserList:
       return {"/dev/null", Json::array()};
     case ArgType::kFile: {  // a file the command reads and sends in base64
       const std::string path = std::filesystem::temp_directory_path().string() +
