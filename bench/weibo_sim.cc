@@ -229,6 +229,47 @@ int HotLikesMain(const SimFlags& f, int64_t clock_ms) {
   return 0;
 }
 
+// --jq, --json or --jsonl: prints all as asked and returns true (*exit set, non-zero on a
+// jq error); false when the text is wanted. --jsonl prints a line per element of
+// all[list], then the timelines' verdict.
+bool PrintJson(const SimFlags& f, const Json& all, const char* list, int* exit) {
+  *exit = 0;
+  if (!f.jq.empty()) {
+    cli::Jq jq(f.jq);
+    std::string out;
+    Status filtered = jq.Run(all.dump(), &out);
+    std::cout << out;
+    if (!filtered.ok()) *exit = cli::ReportError(kProgram, filtered, true);
+  } else if (f.json) {
+    std::cout << all.dump(2) << "\n";
+  } else if (f.jsonl) {
+    for (const auto& row : all[list]) std::cout << row.dump() << "\n";
+    std::cout << Json{{"timelines", all["timelines"]}}.dump() << "\n";
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Exit 0 when the timelines agree; else 1, the verdict and the differences on stderr.
+int ComparedExit(const Comparison& c, const std::vector<std::string>& feeds) {
+  if (c.users_differing == 0) return 0;
+  std::cerr << kProgram << ": " << Verdict(c, feeds) << "\n";
+  for (const auto& line : c.reports) std::cerr << kProgram << ": MISMATCH: " << line << "\n";
+  return 1;
+}
+
+// The driver options both runs share: the cluster's knobs resolved for the trace, and the
+// read counting the sim's figures need.
+Status SimDriverOptions(const SimFlags& f, const TraceModel& model, int64_t clock_ms,
+                        DriverOptions* options) {
+  options->default_now_ms = f.trace_path.empty() ? 0 : clock_ms;
+  options->durable_setup = f.cluster.durable_setup;
+  options->async = f.async;
+  options->count_reads = true;
+  return ResolveCluster(f.cluster, model, &options->cluster);
+}
+
 // --sweep-active-list: the lengths, ascending and each once.
 Result<std::vector<int64_t>> ParseLengths(const std::string& text) {
   std::vector<int64_t> lengths;
@@ -290,12 +331,8 @@ int SweepMain(const SimFlags& f, const WorkloadSpec& spec, const Trace& trace,
   auto lengths = ParseLengths(f.sweep);
   if (!lengths.ok()) return cli::ReportError(kProgram, lengths.status(), json);
   DriverOptions options;
-  Status s = ResolveCluster(f.cluster, model, &options.cluster);
+  Status s = SimDriverOptions(f, model, clock_ms, &options);
   if (!s.ok()) return cli::ReportError(kProgram, s, json);
-  options.default_now_ms = f.trace_path.empty() ? 0 : clock_ms;
-  options.durable_setup = f.cluster.durable_setup;
-  options.async = f.async;
-  options.count_reads = true;
   auto work = WorkDir::Make(f.data, kProgram);
   if (!work.ok()) return cli::ReportError(kProgram, work.status(), json);
   WorkDir dir = std::move(work.value());
@@ -359,16 +396,9 @@ int SweepMain(const SimFlags& f, const WorkloadSpec& spec, const Trace& trace,
   all["timelines"] = {{"identical", compared.users_differing == 0},
                       {"users", compared.users},
                       {"users_differing", compared.users_differing}};
-  if (!f.jq.empty()) {
-    cli::Jq jq(f.jq);
-    std::string out;
-    Status filtered = jq.Run(all.dump(), &out);
-    std::cout << out;
-    if (!filtered.ok()) return cli::ReportError(kProgram, filtered, true);
-  } else if (f.json) {
-    std::cout << all.dump(2) << "\n";
-  } else if (f.jsonl) {
-    for (const auto& row : all["sweep"]) std::cout << row.dump() << "\n";
+  int exit = 0;
+  if (PrintJson(f, all, "sweep", &exit)) {
+    if (exit != 0) return exit;
   } else {
     std::cout << kProgram << ": " << subtitle << "\n\n";
     PrintSweep(std::cout, labels, metrics);
@@ -406,10 +436,7 @@ int SweepMain(const SimFlags& f, const WorkloadSpec& spec, const Trace& trace,
     s = WriteText(f.svg, SvgBarChart(t, "weibo-sim: hybrid's active-list length", subtitle));
   }
   if (!s.ok()) return cli::ReportError(kProgram, s, json);
-  if (compared.users_differing == 0) return 0;
-  std::cerr << kProgram << ": " << Verdict(compared, feeds) << "\n";
-  for (const auto& line : compared.reports) std::cerr << kProgram << ": MISMATCH: " << line << "\n";
-  return 1;
+  return ComparedExit(compared, feeds);
 }
 
 // What the sim found, for the output.
@@ -427,17 +454,9 @@ int Output(const SimFlags& f, const SimResult& r, const WorkDir& dir) {
   bool json = f.json || f.jsonl || !f.jq.empty();
   Table table = SimTable(r.metrics);
   Json all = SimJson(r.workload, f.trace_path, r.cluster, r.metrics, r.compared);
-  if (!f.jq.empty()) {
-    cli::Jq jq(f.jq);
-    std::string out;
-    Status filtered = jq.Run(all.dump(), &out);
-    std::cout << out;
-    if (!filtered.ok()) return cli::ReportError(kProgram, filtered, true);
-  } else if (f.json) {
-    std::cout << all.dump(2) << "\n";
-  } else if (f.jsonl) {
-    for (const auto& m : all["modes"]) std::cout << m.dump() << "\n";
-    std::cout << Json{{"timelines", all["timelines"]}}.dump() << "\n";
+  int exit = 0;
+  if (PrintJson(f, all, "modes", &exit)) {
+    if (exit != 0) return exit;
   } else {
     std::cout << kProgram << ": " << r.subtitle << "\n\n";
     table.Print(std::cout);
@@ -457,11 +476,7 @@ int Output(const SimFlags& f, const SimResult& r, const WorkDir& dir) {
   if (s.ok() && !f.svg.empty())
     s = WriteText(f.svg, SvgBarChart(table, "weibo-sim: push vs pull vs hybrid", r.subtitle));
   if (!s.ok()) return cli::ReportError(kProgram, s, json);
-  if (r.compared.users_differing == 0) return 0;
-  std::cerr << kProgram << ": " << Verdict(r.compared, r.feeds) << "\n";
-  for (const auto& line : r.compared.reports)
-    std::cerr << kProgram << ": MISMATCH: " << line << "\n";
-  return 1;
+  return ComparedExit(r.compared, r.feeds);
 }
 
 int Main(int argc, char** argv) {
@@ -502,13 +517,9 @@ int Main(int argc, char** argv) {
   r.feeds = {"push", "pull", "hybrid"};
   DriverOptions options;
   options.feeds = r.feeds;
-  if (!(s = ResolveCluster(f.cluster, model, &options.cluster)).ok())
+  if (!(s = SimDriverOptions(f, model, clock.value(), &options)).ok())
     return cli::ReportError(kProgram, s, json);
   r.cluster = options.cluster;
-  options.default_now_ms = f.trace_path.empty() ? 0 : clock.value();
-  options.durable_setup = f.cluster.durable_setup;
-  options.async = f.async;
-  options.count_reads = true;
   auto work = WorkDir::Make(f.data, kProgram);
   if (!work.ok()) return cli::ReportError(kProgram, work.status(), json);
   WorkDir dir = std::move(work.value());
