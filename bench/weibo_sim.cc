@@ -1,5 +1,8 @@
 // weibo-sim: one workload under push, pull and hybrid, side by side, for teaching; and a
 // check that every user's home timeline is the same in all three. See weibo-sim(1).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -28,6 +31,7 @@ struct SimFlags {
   bool json = false, jsonl = false, explain = false, async = false;
   bool progress = false;  // --progress: the bar even when standard error is no terminal
   std::string jq;         // --jq EXPR
+  std::string sweep;      // --sweep-active-list L1,L2,...
 };
 
 Table SimTable(const std::vector<ModeMetrics>& modes) {
@@ -105,6 +109,9 @@ void AddOptions(CLI::App& app, WorkloadSpec* spec, SimFlags* f) {
       ->type_name("EXPR");
   app.add_flag("--progress", f->progress,
                "report progress on standard error even when it is not a terminal (CI logs)");
+  app.add_option("--sweep-active-list", f->sweep,
+                 "instead: hybrid once per active-list length (L1,L2,...), push for reference")
+      ->type_name("LIST");
   app.add_flag("--explain", f->explain, "print the statements of one timeline read per mode");
   app.add_flag("--async", f->async, "writes return before fan-out; a drain op follows each");
   app.add_option("--token", f->token, "accepted for symmetry with weibo(1); not used");
@@ -118,6 +125,10 @@ Status CheckFlags(const CLI::App& app, const SimFlags& f) {
     return Status(Code::kInvalidArgument,
                   "--connect: weibo-sim compares three clusters of its own and cannot run "
                   "against a daemon (see weibo-bench --connect)");
+  if (!f.sweep.empty() && (app.count("--active-list") > 0 || f.explain || f.hot_likes > 0))
+    return Status(Code::kInvalidArgument,
+                  "--sweep-active-list sets the active list itself and does not combine with "
+                  "--active-list, --explain or --hot-likes");
   if (f.verify_depth < 1)
     return Status(Code::kInvalidArgument, "--verify-depth must be at least 1");
   return Status::Ok();
@@ -218,6 +229,216 @@ int HotLikesMain(const SimFlags& f, int64_t clock_ms) {
   return 0;
 }
 
+// --jq, --json or --jsonl: prints all as asked and returns true (*exit set, non-zero on a
+// jq error); false when the text is wanted. --jsonl prints a line per element of
+// all[list], then the timelines' verdict.
+bool PrintJson(const SimFlags& f, const Json& all, const char* list, int* exit) {
+  *exit = 0;
+  if (!f.jq.empty()) {
+    cli::Jq jq(f.jq);
+    std::string out;
+    Status filtered = jq.Run(all.dump(), &out);
+    std::cout << out;
+    if (!filtered.ok()) *exit = cli::ReportError(kProgram, filtered, true);
+  } else if (f.json) {
+    std::cout << all.dump(2) << "\n";
+  } else if (f.jsonl) {
+    for (const auto& row : all[list]) std::cout << row.dump() << "\n";
+    std::cout << Json{{"timelines", all["timelines"]}}.dump() << "\n";
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Exit 0 when the timelines agree; else 1, the verdict and the differences on stderr.
+int ComparedExit(const Comparison& c, const std::vector<std::string>& feeds) {
+  if (c.users_differing == 0) return 0;
+  std::cerr << kProgram << ": " << Verdict(c, feeds) << "\n";
+  for (const auto& line : c.reports) std::cerr << kProgram << ": MISMATCH: " << line << "\n";
+  return 1;
+}
+
+// The driver options both runs share: the cluster's knobs resolved for the trace, and the
+// read counting the sim's figures need.
+Status SimDriverOptions(const SimFlags& f, const TraceModel& model, int64_t clock_ms,
+                        DriverOptions* options) {
+  options->default_now_ms = f.trace_path.empty() ? 0 : clock_ms;
+  options->durable_setup = f.cluster.durable_setup;
+  options->async = f.async;
+  options->count_reads = true;
+  return ResolveCluster(f.cluster, model, &options->cluster);
+}
+
+// --sweep-active-list: the lengths, ascending and each once.
+Result<std::vector<int64_t>> ParseLengths(const std::string& text) {
+  std::vector<int64_t> lengths;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    const bool digits = !part.empty() && part.size() <= 9 &&
+                        part.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoll(part) < 1)
+      return Status(
+          Code::kInvalidArgument,
+          "--sweep-active-list wants positive lengths separated by commas, not '" + text + "'");
+    lengths.push_back(std::stoll(part));
+  }
+  std::sort(lengths.begin(), lengths.end());
+  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+  if (lengths.empty()) return Status(Code::kInvalidArgument, "--sweep-active-list names no length");
+  return lengths;
+}
+
+// The sweep's table: one row per active-list length (and push's last, for reference), the
+// write side's cost against the read side's.
+struct SweepColumn {
+  const char* name;  // the CSV and JSON name
+  const char* title;
+  double ModeMetrics::*field;
+  int decimals;
+};
+const SweepColumn kSweepColumns[] = {
+    {"rows_per_post", "rows written/post", &ModeMetrics::rows_per_post, 1},
+    {"deliveries_per_post", "inbox rows/post", &ModeMetrics::deliveries_per_post, 1},
+    {"statements_per_read", "statements/read", &ModeMetrics::statements_per_read, 1},
+    {"shards_per_read", "shards/read", &ModeMetrics::shards_per_read, 2},
+    {"rows_read_per_read", "rows read/read", &ModeMetrics::rows_read_per_read, 1},
+    {"read_p50_ms", "read p50 ms", &ModeMetrics::read_p50, 3},
+};
+
+void PrintSweep(std::ostream& out, const std::vector<std::string>& labels,
+                const std::vector<ModeMetrics>& metrics) {
+  std::vector<std::vector<std::string>> cells = {{"active list"}};
+  for (const SweepColumn& c : kSweepColumns) cells[0].push_back(c.title);
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    cells.push_back({labels[i]});
+    for (const SweepColumn& c : kSweepColumns)
+      cells.back().push_back(FormatNumber(metrics[i].*c.field, c.decimals));
+  }
+  std::vector<size_t> width(cells[0].size(), 0);
+  for (const auto& row : cells)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  for (const auto& row : cells) {
+    for (size_t c = 0; c < row.size(); ++c)
+      out << (c == 0 ? "" : "  ") << std::string(width[c] - row[c].size(), ' ') << row[c];
+    out << "\n";
+  }
+}
+
+int SweepMain(const SimFlags& f, const WorkloadSpec& spec, const Trace& trace,
+              const TraceModel& model, int64_t clock_ms) {
+  const bool json = f.json || f.jsonl || !f.jq.empty();
+  auto lengths = ParseLengths(f.sweep);
+  if (!lengths.ok()) return cli::ReportError(kProgram, lengths.status(), json);
+  DriverOptions options;
+  Status s = SimDriverOptions(f, model, clock_ms, &options);
+  if (!s.ok()) return cli::ReportError(kProgram, s, json);
+  auto work = WorkDir::Make(f.data, kProgram);
+  if (!work.ok()) return cli::ReportError(kProgram, work.status(), json);
+  WorkDir dir = std::move(work.value());
+  Progress progress(f.progress);
+  // The same trace once per length in a cluster of its own (DIR/list-L/hybrid), then push
+  // (DIR/push); every hybrid's timelines are compared with push's, item for item.
+  std::vector<std::string> labels, feeds;
+  std::vector<ModeMetrics> metrics;
+  std::vector<Timelines> timelines;
+  auto collect = [&](Replayer& replayer) -> Status {
+    auto collected =
+        CollectTimelines(replayer.executor(), model.users, replayer.message_ids(), f.verify_depth);
+    if (!collected.ok()) return collected.status();
+    timelines.push_back(std::move(collected.value()));
+    return Status::Ok();
+  };
+  std::vector<int64_t> runs = lengths.value();
+  runs.push_back(0);  // 0: push
+  for (int64_t length : runs) {
+    DriverOptions o = options;
+    o.feeds = {length == 0 ? "push" : "hybrid"};
+    o.cluster.active_list = length == 0 ? options.cluster.active_list : length;
+    std::string sub = length == 0 ? dir.path() : dir.Sub("list-" + std::to_string(length));
+    std::error_code ec;
+    std::filesystem::create_directories(sub, ec);
+    auto ran = RunModes(trace, model, o, sub, progress, collect);
+    if (!ran.ok()) {
+      progress.Clear();
+      return cli::ReportError(kProgram, ran.status(), json);
+    }
+    for (const auto& sample : ran.value()[0].error_samples)
+      std::cerr << kProgram << ": warning: " << o.feeds[0] << ": " << sample << "\n";
+    metrics.push_back(Derive(ran.value()[0], model, nullptr, true));
+    labels.push_back(length == 0 ? "push" : std::to_string(length));
+    feeds.push_back(length == 0 ? "push" : "hybrid " + std::to_string(length));
+  }
+  progress.Clear();
+  // push first: the reference every hybrid is compared with.
+  std::rotate(feeds.rbegin(), feeds.rbegin() + 1, feeds.rend());
+  std::vector<Timelines> ordered(timelines.rbegin(), timelines.rbegin() + 1);
+  ordered.insert(ordered.end(), timelines.begin(), timelines.end() - 1);
+  const Comparison compared = CompareTimelines(feeds, ordered, kMaxReports);
+  const std::string subtitle =
+      (f.trace_path.empty() ? spec.kind + " workload, seed " + std::to_string(spec.seed)
+                            : "trace " + f.trace_path) +
+      ": " + DescribeTrace(trace, model) + "; " + std::to_string(options.cluster.shards) +
+      " shards, celebrity threshold " + std::to_string(options.cluster.celebrity_threshold) +
+      " fans; hybrid per active-list length, push for reference";
+  Json all{{"program", kProgram}, {"version", kVersion}};
+  all["workload"] = f.trace_path.empty() ? spec.ToJson() : Json(nullptr);
+  all["trace"] = f.trace_path.empty() ? Json(nullptr) : Json(f.trace_path);
+  all["cluster"] = {{"shards", options.cluster.shards},
+                    {"celebrity_threshold", options.cluster.celebrity_threshold}};
+  all["sweep"] = Json::array();
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    Json row{{"active_list", i + 1 == metrics.size() ? Json(nullptr) : Json(runs[i])},
+             {"feed", i + 1 == metrics.size() ? "push" : "hybrid"}};
+    for (const SweepColumn& c : kSweepColumns) row[c.name] = Number(metrics[i].*c.field);
+    all["sweep"].push_back(row);
+  }
+  all["timelines"] = {{"identical", compared.users_differing == 0},
+                      {"users", compared.users},
+                      {"users_differing", compared.users_differing}};
+  int exit = 0;
+  if (PrintJson(f, all, "sweep", &exit)) {
+    if (exit != 0) return exit;
+  } else {
+    std::cout << kProgram << ": " << subtitle << "\n\n";
+    PrintSweep(std::cout, labels, metrics);
+    std::cout << "\n" << Verdict(compared, feeds) << "\n";
+  }
+  if (!dir.temporary())
+    (json ? std::cerr : std::cout) << "\nclusters kept in " << dir.path() << "\n";
+  std::cout << std::flush;
+  // CSV: one line a length (push's last, its active_list empty); SVG: one panel a metric,
+  // one bar a length, so each panel is the curve of that metric.
+  if (!f.csv.empty()) {
+    std::ostringstream csv;
+    csv << "active_list";
+    for (const SweepColumn& c : kSweepColumns) csv << "," << c.name;
+    csv << "\n";
+    for (size_t i = 0; i < metrics.size(); ++i) {
+      csv << (i + 1 == metrics.size() ? "" : std::to_string(runs[i]));
+      for (const SweepColumn& c : kSweepColumns) {
+        const double v = metrics[i].*c.field;
+        csv << ",";
+        if (!std::isnan(v)) csv << v;
+      }
+      csv << "\n";
+    }
+    s = WriteText(f.csv, csv.str());
+  }
+  if (s.ok() && !f.svg.empty()) {
+    Table t;
+    for (const std::string& l : labels) t.columns.push_back(l == "push" ? l : "list " + l);
+    for (const SweepColumn& c : kSweepColumns) {
+      std::vector<double> v;
+      for (const ModeMetrics& m : metrics) v.push_back(m.*c.field);
+      t.Add(c.title, "", v, c.decimals);
+    }
+    s = WriteText(f.svg, SvgBarChart(t, "weibo-sim: hybrid's active-list length", subtitle));
+  }
+  if (!s.ok()) return cli::ReportError(kProgram, s, json);
+  return ComparedExit(compared, feeds);
+}
+
 // What the sim found, for the output.
 struct SimResult {
   Json workload;  // null for a --trace
@@ -233,17 +454,9 @@ int Output(const SimFlags& f, const SimResult& r, const WorkDir& dir) {
   bool json = f.json || f.jsonl || !f.jq.empty();
   Table table = SimTable(r.metrics);
   Json all = SimJson(r.workload, f.trace_path, r.cluster, r.metrics, r.compared);
-  if (!f.jq.empty()) {
-    cli::Jq jq(f.jq);
-    std::string out;
-    Status filtered = jq.Run(all.dump(), &out);
-    std::cout << out;
-    if (!filtered.ok()) return cli::ReportError(kProgram, filtered, true);
-  } else if (f.json) {
-    std::cout << all.dump(2) << "\n";
-  } else if (f.jsonl) {
-    for (const auto& m : all["modes"]) std::cout << m.dump() << "\n";
-    std::cout << Json{{"timelines", all["timelines"]}}.dump() << "\n";
+  int exit = 0;
+  if (PrintJson(f, all, "modes", &exit)) {
+    if (exit != 0) return exit;
   } else {
     std::cout << kProgram << ": " << r.subtitle << "\n\n";
     table.Print(std::cout);
@@ -263,11 +476,7 @@ int Output(const SimFlags& f, const SimResult& r, const WorkDir& dir) {
   if (s.ok() && !f.svg.empty())
     s = WriteText(f.svg, SvgBarChart(table, "weibo-sim: push vs pull vs hybrid", r.subtitle));
   if (!s.ok()) return cli::ReportError(kProgram, s, json);
-  if (r.compared.users_differing == 0) return 0;
-  std::cerr << kProgram << ": " << Verdict(r.compared, r.feeds) << "\n";
-  for (const auto& line : r.compared.reports)
-    std::cerr << kProgram << ": MISMATCH: " << line << "\n";
-  return 1;
+  return ComparedExit(r.compared, r.feeds);
 }
 
 int Main(int argc, char** argv) {
@@ -301,19 +510,16 @@ int Main(int argc, char** argv) {
   auto trace = LoadOrGenerate(f, clock.value(), spec);
   if (!trace.ok()) return cli::ReportError(kProgram, trace.status(), json);
   TraceModel model = ModelTrace(trace.value(), f.cluster.shards);
+  if (!f.sweep.empty()) return SweepMain(f, spec, trace.value(), model, clock.value());
 
   SimResult r;
   r.workload = f.trace_path.empty() ? spec.ToJson() : Json(nullptr);
   r.feeds = {"push", "pull", "hybrid"};
   DriverOptions options;
   options.feeds = r.feeds;
-  if (!(s = ResolveCluster(f.cluster, model, &options.cluster)).ok())
+  if (!(s = SimDriverOptions(f, model, clock.value(), &options)).ok())
     return cli::ReportError(kProgram, s, json);
   r.cluster = options.cluster;
-  options.default_now_ms = f.trace_path.empty() ? 0 : clock.value();
-  options.durable_setup = f.cluster.durable_setup;
-  options.async = f.async;
-  options.count_reads = true;
   auto work = WorkDir::Make(f.data, kProgram);
   if (!work.ok()) return cli::ReportError(kProgram, work.status(), json);
   WorkDir dir = std::move(work.value());

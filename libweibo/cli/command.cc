@@ -13,6 +13,7 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "flows/avatar_image.h"
 #include "ops/args.h"
@@ -91,26 +92,42 @@ std::string Command::Content(const std::string& arg) {
   return text;
 }
 
-Json Command::EdgeList(const std::string& path) {
+namespace {
+
+// The users of a list file, want of them a line: blank lines and lines starting with # are
+// skipped, a comma separates like a blank. invalid_argument names the file (what) if it
+// cannot be read, and a line with another number of users.
+Json UserLines(const std::string& path, const char* what, size_t want, const char* shape) {
   std::ifstream file;
   if (path != "-") {
     file.open(path);
-    if (!file) weibo::Fail(Code::kInvalidArgument, "cannot read edge list " + path);
+    if (!file) weibo::Fail(Code::kInvalidArgument, std::string("cannot read ") + what + " " + path);
   }
   std::istream& in = path == "-" ? std::cin : file;
-  Json edges = Json::array();
+  Json rows = Json::array();
   std::string line;
   for (int64_t number = 1; std::getline(in, line); ++number) {
     std::replace(line.begin(), line.end(), ',', ' ');
     std::istringstream words(line);
-    std::string a, b, extra;
-    if (!(words >> a) || a[0] == '#') continue;
-    if (!(words >> b) || (words >> extra))
+    std::vector<std::string> users;
+    for (std::string w; words >> w;) users.push_back(w);
+    if (users.empty() || users[0][0] == '#') continue;
+    if (users.size() != want)
       weibo::Fail(Code::kInvalidArgument,
-                  path + ": line " + std::to_string(number) + ": want two users, FOLLOWER TARGET");
-    edges.push_back(Json::array({a, b}));
+                  path + ": line " + std::to_string(number) + ": want " + shape);
+    rows.push_back(want == 1 ? Json(users[0]) : Json(users));
   }
-  return edges;
+  return rows;
+}
+
+}  // namespace
+
+Json Command::EdgeList(const std::string& path) {
+  return UserLines(path, "edge list", 2, "two users, FOLLOWER TARGET");
+}
+
+Json Command::UserList(const std::string& path) {
+  return UserLines(path, "user list", 1, "one user, an id or @name");
 }
 
 std::string Command::FileContent(const std::string& path) {

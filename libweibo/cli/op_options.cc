@@ -42,6 +42,8 @@ std::string SampleValue(const ArgSpec& spec) {
       return spec.default_value.is_string() ? spec.default_value.get<std::string>() : "VALUE";
     case ArgType::kEdgeList:
       return "follows.txt";
+    case ArgType::kUserList:
+      return "users.txt";
     case ArgType::kFile:
       return "face.jpg";
     case ArgType::kAttrList:
@@ -123,6 +125,7 @@ Json OpOptions::Args() const {
     } else {
       args[spec.name] = spec.type == ArgType::kText       ? Json(Command::Content(v.text))
                         : spec.type == ArgType::kEdgeList ? Command::EdgeList(v.text)
+                        : spec.type == ArgType::kUserList ? Command::UserList(v.text)
                         : spec.type == ArgType::kFile     ? Json(Command::FileContent(v.text))
                                                           : Json(v.text);
     }

@@ -24,6 +24,15 @@ void ApplyFanAdd(Context& ctx, Shard& target, const FanAddJob& job);
 void ApplyFanRemove(Context& ctx, Shard& target, const FanRemoveJob& job);
 void ApplyInboxMerge(Context& ctx, Shard& target, const InboxMergeJob& job);
 
+// flows/import.cc: the bulk follow of import and weibo-follow --from-file
+struct FollowEdge {
+  int64_t user, target;  // user follows target
+};
+// Applies edges (users checked, no self-follow) as follow would, in batched transactions per
+// follower shard, settles their jobs and syncs every shard's WAL once at the end; an edge
+// already there is skipped. Returns how many edges were new.
+int64_t ApplyFollowEdges(Context& ctx, const std::vector<FollowEdge>& edges, const char* stage);
+
 // flows/refs.cc: the referenced message's side of a comment or repost
 void ApplyRefAdd(Context& ctx, Shard& target, const RefAddJob& job);
 void ApplyRefRemove(Context& ctx, Shard& target, const RefRemoveJob& job);

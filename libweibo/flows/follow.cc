@@ -13,6 +13,15 @@
 // takes A off B's list and forgets it on A's side. A request with an id records it in A's
 // transaction (tables/request_log.h); the same id again changes nothing and gets the pair
 // as it is now, not already_following or not_following.
+//
+// With from_file (weibo-follow --from-file) A follows every user of the list through
+// import's batched path (flows/import.cc, ApplyFollowEdges): the whole list is checked
+// first — an unknown user, A itself or a user listed twice refuses it all, naming the entry
+// — and the users A already follows are skipped and counted, so the same list again
+// changes nothing. It syncs every shard at the end, so it runs embedded or through
+// weibod(1), not on a weibo-cluster(1) node.
+#include <unordered_map>
+
 #include "flows/feed_policy.h"
 #include "flows/flows.h"
 #include "storage/failure.h"
@@ -62,9 +71,55 @@ int FanShard(Context& ctx, const Pair& p) {
   return static_cast<int>(p.target % ctx.shards().count());
 }
 
+// The users of from_file, resolved and checked before anything is written. Entries are
+// counted from 1 in the list's order (a file's users, without its blank and # lines).
+std::vector<FollowEdge> ListEdges(Context& ctx, int64_t user, const Json& list) {
+  std::unordered_map<int64_t, size_t> seen;  // target -> its entry
+  std::vector<FollowEdge> edges;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string entry = "entry " + std::to_string(i + 1) + " (" +
+                              (list[i].is_string() ? list[i].get<std::string>() : list[i].dump()) +
+                              ")";
+    int64_t target = 0;
+    try {
+      target = ctx.ResolveUser(list[i]);
+    } catch (const Failure& f) {
+      Fail(f.status().code(), "user list " + entry + ": " + f.what());
+    }
+    if (target == user)
+      Fail(Code::kCannotFollowSelf,
+           "user list " + entry + ": user " + std::to_string(user) + " cannot follow themselves");
+    auto [it, fresh] = seen.emplace(target, i + 1);
+    if (!fresh)
+      Fail(Code::kInvalidArgument, "user list " + entry + ": user " + std::to_string(target) +
+                                       " is already entry " + std::to_string(it->second));
+    edges.push_back({user, target});
+  }
+  return edges;
+}
+
+Json FollowMany(Context& ctx, const Json& args) {
+  if (args.contains("target")) Fail(Code::kInvalidArgument, "give TARGET or --from-file, not both");
+  if (ctx.transport() != nullptr)
+    Fail(Code::kInvalidRequest,
+         "follow --from-file syncs every shard: run it embedded or through weibod, not through "
+         "a cluster");
+  const int64_t user = ctx.ResolveUser(args.at("user"));
+  std::vector<FollowEdge> edges = ListEdges(ctx, user, args.at("from_file"));
+  const int64_t added = ApplyFollowEdges(ctx, edges, "following");
+  const auto total = static_cast<int64_t>(edges.size());
+  return Json{{"user", UserJson(ctx.RequireUser(user))},
+              {"users", total},
+              {"followed", added},
+              {"existing", total - added}};
+}
+
 }  // namespace
 
 Json Follow(Context& ctx, const Json& args) {
+  if (args.contains("from_file")) return FollowMany(ctx, args);
+  if (!args.contains("target"))
+    Fail(Code::kInvalidRequest, "follow needs the argument 'target' or 'from_file'");
   return WritePair(ctx, args, true, [&](Shard& shard, const Pair& p) {
     if (HasRelation(shard, p.user, p.target, kFollowing)) {
       if (args.value("exist_ok", false)) return;  // --exist-ok: nothing to change

@@ -27,12 +27,8 @@ namespace {
 
 constexpr size_t kChunk = 20000;  // edges per round of transactions
 
-struct Edge {
-  int64_t user, target;
-};
-
 // The edges of args' list with every user resolved (ids checked once each).
-std::vector<Edge> ResolveEdges(Context& ctx, const Json& list) {
+std::vector<FollowEdge> ResolveEdges(Context& ctx, const Json& list) {
   std::unordered_map<std::string, int64_t> known;
   auto resolve = [&](const Json& ref) {
     std::string key = ref.is_string() ? ref.get<std::string>() : ref.dump();
@@ -42,10 +38,10 @@ std::vector<Edge> ResolveEdges(Context& ctx, const Json& list) {
     known.emplace(std::move(key), id);
     return id;
   };
-  std::vector<Edge> edges;
+  std::vector<FollowEdge> edges;
   edges.reserve(list.size());
   for (size_t i = 0; i < list.size(); ++i) {
-    Edge e{resolve(list[i][0]), resolve(list[i][1])};
+    FollowEdge e{resolve(list[i][0]), resolve(list[i][1])};
     if (e.user == e.target)
       Fail(Code::kCannotFollowSelf, "edge " + std::to_string(i + 1) + ": user " +
                                         std::to_string(e.user) + " cannot follow themselves");
@@ -55,10 +51,10 @@ std::vector<Edge> ResolveEdges(Context& ctx, const Json& list) {
 }
 
 // One chunk's follower side: one write transaction per follower shard.
-int64_t WriteChunk(Context& ctx, const Edge* begin, const Edge* end) {
+int64_t WriteChunk(Context& ctx, const FollowEdge* begin, const FollowEdge* end) {
   ShardSet& shards = ctx.shards();
-  std::vector<std::vector<Edge>> by_shard(shards.count());
-  for (const Edge* e = begin; e != end; ++e) by_shard[e->user % shards.count()].push_back(*e);
+  std::vector<std::vector<FollowEdge>> by_shard(shards.count());
+  for (const FollowEdge* e = begin; e != end; ++e) by_shard[e->user % shards.count()].push_back(*e);
   const bool merge = FeedPolicy(ctx).HasInbox();
   const int64_t now = ctx.now();
   int64_t added = 0;
@@ -67,7 +63,7 @@ int64_t WriteChunk(Context& ctx, const Edge* begin, const Edge* end) {
     Shard& shard = shards.At(i);
     WriteTxn txn(shard, Sync::kNormal);
     std::unordered_map<int64_t, int64_t> follows;  // follower -> new edges
-    for (const Edge& e : by_shard[i]) {
+    for (const FollowEdge& e : by_shard[i]) {
       if (!InsertRelation(shard, e.user, e.target, kFollowing, now)) continue;
       ++follows[e.user];
       Enqueue(ctx, shard, static_cast<int>(e.target % shards.count()),
@@ -85,20 +81,25 @@ int64_t WriteChunk(Context& ctx, const Edge* begin, const Edge* end) {
 
 }  // namespace
 
-Json Import(Context& ctx, const Json& args) {
-  if (ctx.transport() != nullptr)
-    Fail(Code::kInvalidRequest,
-         "import writes every follower's shard: run it embedded, not through a cluster");
-  std::vector<Edge> edges = ResolveEdges(ctx, args.at("edges"));
+int64_t ApplyFollowEdges(Context& ctx, const std::vector<FollowEdge>& edges, const char* stage) {
   int64_t added = 0;
   for (size_t from = 0; from < edges.size(); from += kChunk) {
     size_t to = std::min(edges.size(), from + kChunk);
     added += WriteChunk(ctx, edges.data() + from, edges.data() + to);
     ctx.Settle();
-    ctx.Progress("importing follows", static_cast<int64_t>(to), static_cast<int64_t>(edges.size()));
+    ctx.Progress(stage, static_cast<int64_t>(to), static_cast<int64_t>(edges.size()));
   }
   // Durable at the end: one sync of each shard's WAL covers every commit made before it.
   for (int i = 0; i < ctx.shards().count(); ++i) ctx.shards().At(i).SyncWal();
+  return added;
+}
+
+Json Import(Context& ctx, const Json& args) {
+  if (ctx.transport() != nullptr)
+    Fail(Code::kInvalidRequest,
+         "import writes every follower's shard: run it embedded, not through a cluster");
+  std::vector<FollowEdge> edges = ResolveEdges(ctx, args.at("edges"));
+  const int64_t added = ApplyFollowEdges(ctx, edges, "importing follows");
   const auto total = static_cast<int64_t>(edges.size());
   return Json{{"edges", total}, {"followed", added}, {"existing", total - added}};
 }

@@ -225,6 +225,13 @@ Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
       }
       return out;
     }
+    case ArgType::kUserList: {
+      if (!value.is_array() || value.empty())
+        Fail(Code::kInvalidArgument, "the user list names no users (want an id or @name a line)");
+      Json out = Json::array();
+      for (const auto& v : value) out.push_back(User(v));
+      return out;
+    }
     case ArgType::kFile:
       return File(spec.name, value);
     case ArgType::kAttrList:

@@ -99,6 +99,11 @@ std::string Users(const Json& list) {
 }
 
 std::string Follow(const Json& r) {
+  if (r.contains("users"))  // --from-file
+    return "@" + r.at("user").at("name").get<std::string>() + " followed " +
+           std::to_string(r.at("followed").get<int64_t>()) + " of " +
+           std::to_string(r.at("users").get<int64_t>()) + " users (" +
+           std::to_string(r.at("existing").get<int64_t>()) + " existing)\n";
   return "@" + r.at("user").at("name").get<std::string>() +
          (r.at("following").get<bool>() ? " follows @" : " no longer follows @") +
          r.at("target").at("name").get<std::string>() + "\n";

@@ -136,6 +136,9 @@ class Command {
   // pair a line, two users (ids or @names) separated by blanks or a comma; blank lines
   // and lines starting with # are skipped. invalid_argument names a bad line.
   static Json EdgeList(const std::string& path);
+  // The users of a user-list file (weibo-follow --from-file), or of standard input for "-":
+  // one id or @name a line, skipping blank lines and lines starting with #.
+  static Json UserList(const std::string& path);
   // The bytes of the file at path, base64-encoded (a kFile argument, weibo/ops.h): read
   // here, so that a daemon gets the bytes and never a path of the client's. A missing
   // file is not_found; a directory or an empty file invalid_argument; more than

@@ -16,6 +16,8 @@ class Context;  // a flow's view of one request (libweibo/jobs/context.h): handl
 
 // kEdgeList: a list of [follower, target] user pairs; a command reads it from a file of
 // "FOLLOWER TARGET" lines ("-": standard input).
+// kUserList: a list of one or more users; a command reads it from a file of one id or
+// @name a line ("-": standard input), as weibo-follow --from-file.
 // kFile: a file named on the command line, whose bytes the command sends, base64-encoded
 // (RFC 4648 with padding), so that a daemon never opens a client's path (weibo-avatar(1)).
 // kAttrList: KEY=VALUE strings, the option given once per pair (--attr link=URL), each
@@ -31,6 +33,7 @@ enum class ArgType {
   kFlag,
   kString,
   kEdgeList,
+  kUserList,
   kFile,
   kAttrList
 };

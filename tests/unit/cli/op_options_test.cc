@@ -31,6 +31,12 @@ Typed Sample(ArgType type) {
       return {"7", 7};
     case ArgType::kString:
       return {"push", "push"};
+    case ArgType::kUserList: {  // the file's users, one a line; an empty list is refused
+      const std::string path = std::filesystem::temp_directory_path().string() +
+                               "/weibo-op-options-" + std::to_string(getpid()) + ".users";
+      std::ofstream(path) << "# a comment\n\n@alice\n";
+      return {path, Json::array({"@alice"})};
+    }
     case ArgType::kEdgeList:  // the file's lines: an empty file, no edges
       return {"/dev/null", Json::array()};
     case ArgType::kFile: {  // a file the command reads and sends in base64

@@ -87,5 +87,67 @@ TEST_CASE("import: bad edges refuse the whole import; existing edges are skipped
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
+// weibo-follow --from-file: one follower, a list of targets, through import's batches.
+TEST_CASE("follow --from-file: the rows, counts and timelines of follow by follow") {
+  for (const char* feed : {"push", "pull", "hybrid"}) {
+    ClusterOptions options;
+    options.shards = 4;
+    options.feed = feed;
+    Cluster bulk(options), single(options);
+    for (Cluster* c : {&bulk, &single}) {
+      for (int i = 1; i <= 9; ++i) c->AddUser("u" + std::to_string(i));
+      for (int64_t u = 2; u <= 9; ++u) c->Post(u, "before " + std::to_string(u));
+      c->Follow(1, 5);  // already followed: skipped and counted
+    }
+    Json list = Json::array({"2", "@u3", "4", "@u5", "6", "7", "@u8", "9"});
+    Json r = bulk.Run("follow", {{"user", "@u1"}, {"from_file", list}});
+    INFO(feed << ": " << r.dump());
+    REQUIRE(r.at("users") == 8);
+    REQUIRE(r.at("followed") == 7);
+    REQUIRE(r.at("existing") == 1);
+    REQUIRE(r.at("user").at("follow_count") == 8);
+    for (int64_t t = 2; t <= 9; ++t)
+      if (t != 5) single.Follow(1, t);
+    for (int64_t u = 1; u <= 9; ++u) {
+      REQUIRE(bulk.User(u).at("follow_count") == single.User(u).at("follow_count"));
+      REQUIRE(bulk.User(u).at("fans_count") == single.User(u).at("fans_count"));
+    }
+    REQUIRE(bulk.WholeTimeline(1) == single.WholeTimeline(1));
+    REQUIRE(bulk.WholeTimeline(1).size() == 8);
+    r = bulk.Run("follow", {{"user", "@u1"}, {"from_file", list}});  // again: nothing new
+    REQUIRE(r.at("followed") == 0);
+    REQUIRE(r.at("existing") == 8);
+    REQUIRE(bulk.Fsck().at("ok") == true);
+  }
+}
+
+TEST_CASE("follow --from-file: a bad list refuses it all and writes nothing") {
+  Cluster c;
+  for (const char* name : {"alice", "bob", "carol", "dave"}) c.AddUser(name);
+  auto relations = [&] {
+    int64_t n = 0;
+    for (int i = 0; i < c.shards(); ++i)
+      n += RawDb(c.ShardPath(i)).Int("SELECT count(*) FROM user_relation");
+    return n;
+  };
+  auto follow = [&](Json list) { return Json{{"user", "@alice"}, {"from_file", list}}; };
+  REQUIRE(c.CodeOf("follow", follow({"@bob", "@nobody"})) == Code::kNotFound);
+  REQUIRE(c.CodeOf("follow", follow({"@bob", "99"})) == Code::kNotFound);
+  REQUIRE(c.CodeOf("follow", follow({"@bob", "@alice"})) == Code::kCannotFollowSelf);
+  REQUIRE(c.CodeOf("follow", follow({"@bob", "@carol", "2"})) == Code::kInvalidArgument);
+  REQUIRE(c.CodeOf("follow", follow(Json::array())) == Code::kInvalidArgument);
+  REQUIRE(c.CodeOf("follow", follow({"bob!"})) == Code::kInvalidArgument);
+  Json both = follow({"@bob"});
+  both["target"] = "@carol";
+  REQUIRE(c.CodeOf("follow", both) == Code::kInvalidArgument);
+  REQUIRE(c.CodeOf("follow", Json{{"user", "@alice"}}) == Code::kInvalidRequest);
+  REQUIRE(relations() == 0);
+  REQUIRE(c.User(1).at("follow_count") == 0);
+  // The message names the entry and the one it repeats.
+  const std::string message = c.Fail("follow", follow({"@bob", "@carol", "@bob"})).message();
+  REQUIRE(message.find("entry 3 (@bob)") != std::string::npos);
+  REQUIRE(message.find("already entry 1") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace weibo

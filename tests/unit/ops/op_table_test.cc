@@ -35,6 +35,8 @@ Json Sample(ArgType type) {
       return "x";
     case ArgType::kEdgeList:
       return Json::array({Json::array({21, 22})});
+    case ArgType::kUserList:
+      return Json::array({22});
     case ArgType::kFile:
       return "R0lGODlh";  // "GIF89a" in base64
     case ArgType::kAttrList:
