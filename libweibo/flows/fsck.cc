@@ -33,8 +33,10 @@
 //   search        every message with text has its row in its shard's search index
 //                 (search-NN.db) with that text and author, and the index has no other row
 //                 (a deleted message, a text an edit replaced); messages whose search_index
-//                 job is pending are left to it (the outbox check reports the job). Repair
-//                 rebuilds the shard's index from msg_info (flows/search.cc).
+//                 job is pending are left to it (the outbox check reports the job). An
+//                 archived message is checked as a live one: it stays searchable. Repair
+//                 rebuilds the shard's index from msg_info, the shard's and its archive's
+//                 (flows/search.cc).
 //   indexes       every entity has its row in each declared index, and every index row
 //                 names an entity that has that value and routes the row to its shard
 //                 (flows/cleaner.cc). Repair adds the missing rows and deletes the stale.
@@ -533,10 +535,6 @@ void CheckSearch(Context& ctx, Checker& c, const Snapshot& s) {
     int64_t missing = 0, stale = 0;
     for (const auto& [id, m] : s.msgs) {
       if (id % n != i || pending.count(id)) continue;
-      if (s.archived.count(id)) {  // weibo-search --rebuild reads live rows only: either way
-        indexed.erase(id);
-        continue;
-      }
       const std::string text = IndexedText(m);
       auto it = indexed.find(id);
       if (it == indexed.end()) {

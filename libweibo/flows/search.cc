@@ -7,6 +7,12 @@
 // applied twice, late or after a later one changes nothing more (self-correcting, no
 // order to keep). With --async the index lags until weibo-worker drains.
 //
+// Archived messages (flows/archive.h) stay searchable: weibo-archive moves a message's
+// msg_info row into archive-NN.db and leaves its index row where it is, and everything
+// below that reads "what msg_info holds" reads the shard first and then its archive — the
+// order a move cannot slip between (it copies into the archive before it deletes from the
+// shard), so a message is never missed and never indexed twice.
+//
 // Reads: with a QUERY, every shard's search file (only the author's with --author: the gene
 // method puts an author's messages on one shard), each newest first from the cursor down,
 // merged newest first (a k-way merge that reads one row ahead per shard). The re-check reads each
@@ -16,12 +22,15 @@
 // --since T is the first id of T's millisecond, --until T likewise, exclusive.
 //
 // rebuild: per shard, one transaction on the search file that clears it and indexes msg_info
-// as one snapshot read after the search file's write lock was taken, so a job applied
+// (the shard's, then its archive's) read after the search file's write lock was taken, so a
+// job applied
 // during the rebuild either came first (and the snapshot already holds its change) or waits
 // and applies after it; writers of the shard itself go on meanwhile.
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <set>
 
 #include "flows/flows.h"
 #include "flows/message.h"
@@ -48,9 +57,11 @@ int64_t TimeBound(const Json& args, const char* name) {
 
 void IndexRows(Context& ctx, Shard& target, const std::vector<int64_t>& ids) {
   Shard& search = ctx.shards().SearchAt(target.index());
+  Shard* archive = ctx.shards().ArchiveAt(target.index());
   WriteTxn txn(search);
   for (int64_t id : ids) {
     auto row = GetMsg(target, id);
+    if (!row && archive != nullptr) row = GetMsg(*archive, id);  // archived meanwhile
     std::string text = row ? IndexedText(*row) : std::string();
     if (text.empty())
       UnindexMsg(search, id);
@@ -103,9 +114,16 @@ std::vector<int64_t> Find(Context& ctx, const std::string& query, int64_t author
                           int64_t hi, int64_t count) {
   std::vector<int64_t> ids;
   const int n = ctx.shards().count();
-  if (query.empty()) {
-    for (const MsgRow& m : AuthorMessages(ctx.shards().ForUser(author), author, hi, lo - 1, count))
-      ids.push_back(m.id);
+  if (query.empty()) {  // the author's shard, then its archive; merged newest first
+    const int index = static_cast<int>(author % n);
+    std::set<int64_t, std::greater<>> found;
+    for (Shard* file : {&ctx.shards().At(index), ctx.shards().ArchiveAt(index)})
+      if (file != nullptr)
+        for (const MsgRow& m : AuthorMessages(*file, author, hi, lo - 1, count)) found.insert(m.id);
+    for (int64_t id : found) {
+      if (static_cast<int64_t>(ids.size()) == count) break;
+      ids.push_back(id);
+    }
     return ids;
   }
   std::vector<std::unique_ptr<ShardHits>> shards;
@@ -146,11 +164,16 @@ int64_t RebuildSearchIndex(Context& ctx, int shard_index) {
   Shard& shard = ctx.shards().At(shard_index);
   Shard& search = ctx.shards().SearchAt(shard_index);
   int64_t indexed = 0;
+  Shard* archive = ctx.shards().ArchiveAt(shard_index);
   WriteTxn txn(search);
   ClearIndex(search);
-  {
-    ReadTxn snapshot(shard);
-    for (const MsgRow& m : AllMsgs(shard)) {
+  std::set<int64_t> live;
+  for (Shard* file : {&shard, archive}) {
+    if (file == nullptr) continue;
+    ReadTxn snapshot(*file);
+    for (const MsgRow& m : AllMsgs(*file)) {
+      if (file == archive && live.count(m.id)) continue;  // mid-move: the shard's row wins
+      if (file == &shard) live.insert(m.id);
       std::string text = IndexedText(m);
       if (text.empty()) continue;
       IndexMsg(search, {m.id, m.user_id, text});
