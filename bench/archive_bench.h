@@ -9,24 +9,21 @@
 #include <cstdint>
 #include <string>
 
+#include "load_bench.h"
 #include "weibo/status.h"
 #include "weibo/storage.h"
 
 namespace weibo::bench {
 
-struct ArchiveBenchSpec {
-  int64_t posts = 1000000;
-  int64_t users = 10000;
+struct ArchiveBenchSpec : LoadSpec {
+  ArchiveBenchSpec() {
+    posts = 1000000;
+    users = 10000;
+  }
   int64_t follows = 20;   // followees per user, drawn uniformly
   int64_t reads = 1000;   // timeline reads timed on each side
   double fraction = 0.9;  // the oldest posts archived
-  int shards = 16;
   std::string feed = "push";
-  uint64_t seed = 1;
-  int64_t start_ms = 1704067200000LL;  // 2024-01-01T00:00:00Z
-  int64_t step_ms = 1000;              // clock step from one post to the next
-  std::string data;                    // keep the cluster here ("": a temporary directory)
-  bool progress = false;
 };
 
 // The results as JSON ({"before": {"live_bytes", "timeline_ms": {"p50","p99"}}, "after":

@@ -9,22 +9,19 @@
 #include <cstdint>
 #include <string>
 
+#include "load_bench.h"
 #include "weibo/status.h"
 #include "weibo/storage.h"
 
 namespace weibo::bench {
 
-struct SearchBenchSpec {
-  int64_t posts = 100000;
-  int64_t users = 1000;
+struct SearchBenchSpec : LoadSpec {
+  SearchBenchSpec() {
+    posts = 100000;
+    users = 1000;
+  }
   int64_t queries = 1000;
   int64_t count = 20;  // results per query, as weibo-search --count
-  int shards = 16;
-  uint64_t seed = 1;
-  int64_t start_ms = 1704067200000LL;  // 2024-01-01T00:00:00Z
-  int64_t step_ms = 1000;              // clock step from one post to the next
-  std::string data;                    // keep the cluster here ("": a temporary directory)
-  bool progress = false;
 };
 
 // The results as JSON ({"posts", "queries", "latency_ms": {"p50","p99","max"}, ...});

@@ -358,33 +358,21 @@ int Main(int argc, char** argv) {
       "counters", "measure hot and cold counts, 1000 likes and notifications through weibod");
   AddCountersOptions(counters_cmd, &counters, &counters_flags);
   SearchBenchSpec search_spec;
-  bool search_json = false;
-  std::string search_now = "2024-01-01T00:00:00Z";
+  LoadFlags search_flags;
   CLI::App* search = app.add_subcommand(
       "search", "load posts of mixed Chinese and English, time 3-character searches");
-  search->add_option("--posts", search_spec.posts, "posts loaded")->capture_default_str();
-  search->add_option("--users", search_spec.users, "their authors (Zipf)")->capture_default_str();
+  AddLoadOptions(search, &search_spec, &search_flags, "their authors (Zipf)",
+                 "seed of the texts, authors and queries", "keep the cluster in DIR/search");
   search->add_option("--queries", search_spec.queries, "searches timed")->capture_default_str();
   search->add_option("--count", search_spec.count, "results per search, 1 to 200")
       ->capture_default_str();
-  search->add_option("--shards", search_spec.shards, "shards of the cluster, a power of two")
-      ->capture_default_str();
-  search->add_option("--seed", search_spec.seed, "seed of the texts, authors and queries")
-      ->capture_default_str();
-  search->add_option("--now", search_now, "clock of the first post (one second a post)")
-      ->capture_default_str();
-  search->add_option("--data", search_spec.data, "keep the cluster in DIR/search");
-  search->add_flag("--json", search_json, "print the results as one JSON object");
-  search->add_flag("--progress", search_spec.progress,
-                   "draw the progress on standard error even when it is no terminal");
 
   ArchiveBenchSpec archive_spec;
-  bool archive_json = false;
-  std::string archive_now = "2024-01-01T00:00:00Z";
+  LoadFlags archive_flags;
   CLI::App* archive = app.add_subcommand(
       "archive", "live shards' size and timeline latency before and after weibo-archive");
-  archive->add_option("--posts", archive_spec.posts, "posts loaded")->capture_default_str();
-  archive->add_option("--users", archive_spec.users, "their authors (Zipf)")->capture_default_str();
+  AddLoadOptions(archive, &archive_spec, &archive_flags, "their authors (Zipf)",
+                 "seed of the graph, authors and readers", "keep the cluster in DIR/archive");
   archive->add_option("--follows", archive_spec.follows, "followees of each user")
       ->capture_default_str();
   archive->add_option("--reads", archive_spec.reads, "home timeline reads timed on each side")
@@ -392,45 +380,18 @@ int Main(int argc, char** argv) {
   archive->add_option("--fraction", archive_spec.fraction, "the oldest posts archived")
       ->capture_default_str();
   archive->add_option("--feed", archive_spec.feed, "push, pull or hybrid")->capture_default_str();
-  archive->add_option("--shards", archive_spec.shards, "shards of the cluster, a power of two")
-      ->capture_default_str();
-  archive->add_option("--seed", archive_spec.seed, "seed of the graph, authors and readers")
-      ->capture_default_str();
-  archive->add_option("--now", archive_now, "clock of the first post (one second a post)")
-      ->capture_default_str();
-  archive->add_option("--data", archive_spec.data, "keep the cluster in DIR/archive");
-  archive->add_flag("--json", archive_json, "print the results as one JSON object");
-  archive->add_flag("--progress", archive_spec.progress,
-                    "draw the progress on standard error even when it is no terminal");
 
   if (auto exit = cli::ParseArgs(app, argc, argv)) return *exit;
   if (counters_cmd->parsed()) return CountersMain(counters, counters_flags);
 
-  if (archive->parsed()) {
-    auto clock = ParseClock(archive_now);
-    if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), archive_json);
-    if (clock.value() == 0)
-      return cli::ReportError(kProgram, Status(Code::kInvalidArgument, "--now must be a time"),
-                              archive_json);
-    archive_spec.start_ms = clock.value();
-    auto r = RunArchiveBench(archive_spec);
-    if (!r.ok()) return cli::ReportError(kProgram, r.status(), archive_json);
-    std::cout << (archive_json ? r.value().dump() + "\n" : ArchiveBenchTable(r.value()));
-    return 0;
-  }
-
-  if (search->parsed()) {
-    auto clock = ParseClock(search_now);
-    if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), false);
-    if (clock.value() == 0)
-      return cli::ReportError(kProgram, Status(Code::kInvalidArgument, "--now must be a time"),
-                              search_json);
-    search_spec.start_ms = clock.value();
-    auto r = RunSearchBench(search_spec);
-    if (!r.ok()) return cli::ReportError(kProgram, r.status(), search_json);
-    std::cout << (search_json ? r.value().dump() + "\n" : SearchBenchTable(r.value()));
-    return 0;
-  }
+  if (archive->parsed())
+    return RunLoadBench(
+        kProgram, &archive_spec, archive_flags, [&] { return RunArchiveBench(archive_spec); },
+        ArchiveBenchTable);
+  if (search->parsed())
+    return RunLoadBench(
+        kProgram, &search_spec, search_flags, [&] { return RunSearchBench(search_spec); },
+        SearchBenchTable);
   if (replay->parsed()) {
     auto clock = ParseClock(replay_now);
     if (!clock.ok()) return cli::ReportError(kProgram, clock.status(), false);

@@ -66,25 +66,8 @@ std::string UserIdText(int64_t user) { return std::to_string(user); }
 }  // namespace
 
 void WriteAtomically(const std::string& path, const std::string& bytes, int64_t t) {
-  const std::string tmp = path + kAvatarTempMark + std::to_string(getpid());
-  int fd = OpenPrivate(tmp, O_WRONLY | O_TRUNC);
-  if (fd < 0) FailErrno("cannot create " + tmp);
-  bool ok = true;
-  for (size_t done = 0; ok && done < bytes.size();) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += static_cast<size_t>(n);
-  }
-  const struct timespec times[2] = {{t, 0}, {t, 0}};
-  ok = ok && futimens(fd, times) == 0 && fsync(fd) == 0;
-  ok = close(fd) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int saved = errno;
-    std::remove(tmp.c_str());
-    errno = saved;
+  if (!ReplaceFile(path, path + kAvatarTempMark + std::to_string(getpid()), bytes, t, true))
     FailErrno("cannot write " + path);
-  }
 }
 
 std::string AvatarDir(int64_t user) {

@@ -58,21 +58,29 @@ int OpenPrivate(const std::string& path, int flags) {
   return fd;
 }
 
-bool WritePrivateFile(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
+bool ReplaceFile(const std::string& path, const std::string& tmp, const std::string& bytes,
+                 int64_t mtime_s, bool sync) {
   int fd = OpenPrivate(tmp, O_WRONLY | O_TRUNC);
   if (fd < 0) return false;
   bool ok = true;
-  for (size_t done = 0; ok && done < text.size();) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
+  for (size_t done = 0; ok && done < bytes.size();) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
     ok = n > 0;
     if (ok) done += static_cast<size_t>(n);
   }
+  const struct timespec times[2] = {{mtime_s, 0}, {mtime_s, 0}};
+  ok = ok && (mtime_s < 0 || futimens(fd, times) == 0) && (!sync || fsync(fd) == 0);
   ok = close(fd) == 0 && ok;
   if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return true;
+  int saved = errno;
   std::remove(tmp.c_str());
+  errno = saved;
   return false;
+}
+
+bool WritePrivateFile(const std::string& path, const std::string& text) {
+  return ReplaceFile(path, path + ".tmp", text);
 }
 
 ClusterLock ClusterLock::Shared(const std::string& dir) {

@@ -13,6 +13,7 @@
 #ifndef WEIBO_STORAGE_FILES_H_
 #define WEIBO_STORAGE_FILES_H_
 
+#include <cstdint>
 #include <string>
 
 namespace weibo {
@@ -24,7 +25,13 @@ constexpr unsigned kPrivateFileMode = 0600;
 bool MakePrivateDir(const std::string& dir);
 // open(2) of path with O_CREAT | O_CLOEXEC added, mode 0600 on a file it creates; -1 on error.
 int OpenPrivate(const std::string& path, int flags);
-// Replaces path by text atomically (a 0600 temporary file renamed over it); false on error.
+// Replaces path by bytes atomically: written to tmp (created 0600), then renamed over path,
+// so a reader sees the old file or the new one, never a part. mtime_s >= 0 sets the new
+// file's mtime (seconds); sync fsyncs it before the rename. false (errno set, tmp
+// removed) on error.
+bool ReplaceFile(const std::string& path, const std::string& tmp, const std::string& bytes,
+                 int64_t mtime_s = -1, bool sync = false);
+// ReplaceFile through path + ".tmp", neither mtime nor fsync: small state files.
 bool WritePrivateFile(const std::string& path, const std::string& text);
 
 // A flock on DIR/cluster.lock, released when the object goes.
