@@ -78,7 +78,7 @@ TEST_CASE("RunDry: a post's statements, jobs and drain, with no file of the clus
   REQUIRE(real == run.result);
 }
 
-TEST_CASE("RunDry: without --with-drain only the op runs; its jobs are still listed") {
+TEST_CASE("RunDry: without --with-drain only the op runs, its jobs are still listed") {
   Cluster c;
   int64_t alice = c.AddUser("alice"), bob = c.AddUser("bob");
   c.Follow(bob, alice);

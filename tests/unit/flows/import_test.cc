@@ -59,7 +59,7 @@ TEST_CASE("import: the same rows, counts and timelines as follow by follow, ever
   for (const char* feed : {"push", "pull", "hybrid"}) SameAsFollows(feed);
 }
 
-TEST_CASE("import: bad edges refuse the whole import; existing edges are skipped") {
+TEST_CASE("import: bad edges refuse the whole import, existing edges are skipped") {
   Cluster c;
   int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
   c.AddUser("carol");

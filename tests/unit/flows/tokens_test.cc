@@ -38,7 +38,7 @@ struct Setup {
   }
 };
 
-TEST_CASE("app_register: a key and a secret shown once; names are registered once") {
+TEST_CASE("app_register: a key and a secret shown once, names are registered once") {
   Setup s;
   Json app = s.c.Run("app_register", {{"name", "reader"}});
   const std::string key = app.at("key").get<std::string>();
@@ -56,7 +56,7 @@ TEST_CASE("app_register: a key and a secret shown once; names are registered onc
   REQUIRE(AllFiles(s.c.dir()).find(secret) == std::string::npos);
 }
 
-TEST_CASE("token_issue: 24 hours by default, --ttl, --long-lived; never stored as itself") {
+TEST_CASE("token_issue: 24 hours by default, --ttl, --long-lived, never stored as itself") {
   Setup s;
   Json t = s.Issue();
   const std::string token = t.at("token").get<std::string>();
@@ -113,7 +113,7 @@ TEST_CASE("token_check: valid, expired from its last millisecond on, revoked, un
   REQUIRE(ExitStatus(Code::kTokenInvalid) == 3);
 }
 
-TEST_CASE("token_revoke: idempotent; one token_revoked event for the app, newest first") {
+TEST_CASE("token_revoke: idempotent, one token_revoked event for the app, newest first") {
   Setup s;
   const std::string t1 = s.Issue().at("token").get<std::string>();
   const std::string t2 = s.Issue({{"user", "@bob"}}).at("token").get<std::string>();

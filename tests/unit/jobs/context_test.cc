@@ -59,7 +59,7 @@ TEST_CASE("request id: a post retried after a restart is applied once, with the 
   }
 }
 
-TEST_CASE("request id: different ids apply twice; no id (embedded) records nothing") {
+TEST_CASE("request id: different ids apply twice, no id (embedded) records nothing") {
   Cluster c;
   int64_t a = c.AddUser("alice");
   Json one = RunWithId(c, "R1", "post", {{"user", a}, {"content", "same"}});

@@ -167,7 +167,7 @@ TEST_CASE("Shard: WriteTxn is BEGIN IMMEDIATE, the write lock is taken up front"
           SQLITE_OK);
 }
 
-TEST_CASE("Shard: a write transaction commits at its Sync level; bulk loading turns fsyncs off") {
+TEST_CASE("Shard: a write transaction commits at its Sync level, bulk loading turns fsyncs off") {
   TempDir dir;
   auto shard = FreshShard(dir);
   auto level = [&] { return PragmaText(*shard, "PRAGMA synchronous"); };

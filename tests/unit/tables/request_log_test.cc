@@ -18,7 +18,7 @@ void Record(Shard& shard, const std::string& id, int64_t result, int64_t now) {
   txn.Commit();
 }
 
-TEST_CASE("request_log: an id is found with its op and result; the first record wins") {
+TEST_CASE("request_log: an id is found with its op and result, the first record wins") {
   TempDir dir;
   auto shard = FreshShard(dir);
   REQUIRE_FALSE(FindRequest(*shard, "r1"));
