@@ -3,6 +3,8 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -122,13 +124,14 @@ int64_t Id(const std::string& what, const Json& value, int64_t max) {
     if (value.is_number_integer() && value.get<int64_t>() >= 1 && value.get<int64_t>() <= max)
       return value.get<int64_t>();
   } else if (value.is_string()) {
-    const std::string s = value.get<std::string>();
+    // Read in place (count: 200 ids a request), without a copy of the string.
+    const std::string& s = value.get_ref<const std::string&>();
     bool digits =
         !s.empty() && s.size() <= 19 && s.find_first_not_of("0123456789") == std::string::npos;
-    if (digits) {
-      unsigned long long v = std::stoull(s);
-      if (v >= 1 && v <= static_cast<unsigned long long>(max)) return static_cast<int64_t>(v);
-    }
+    uint64_t v = 0;
+    if (digits && std::from_chars(s.data(), s.data() + s.size(), v).ec == std::errc() && v >= 1 &&
+        v <= static_cast<uint64_t>(max))
+      return static_cast<int64_t>(v);
   }
   std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
   Fail(Code::kInvalidArgument, what + " must be a positive decimal id up to " +
@@ -195,8 +198,9 @@ Json One(const OpSpec& op, const ArgSpec& spec, const Json& value) {
       if (!value.is_array() || value.empty() || value.size() > kMaxCount)
         Fail(Code::kInvalidArgument, "msgs must be a list of 1 to 200 message ids");
       Json out = Json::array();
-      for (const auto& v : value)
-        out.push_back(Id("a message id", v, std::numeric_limits<int64_t>::max()));
+      out.get_ptr<Json::array_t*>()->reserve(value.size());
+      const std::string what = "a message id";
+      for (const auto& v : value) out.push_back(Id(what, v, std::numeric_limits<int64_t>::max()));
       return out;
     }
     case ArgType::kText:

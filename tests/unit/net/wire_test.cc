@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "storage/clock.h"
+
 namespace weibo::net {
 namespace {
 
@@ -81,6 +83,29 @@ TEST_CASE("wire: a reply's bytes are Json::dump's, escapes, non-ASCII and number
   }
 }
 
+TEST_CASE(
+    "wire: a request's bytes are Json::dump's of its fields, and bad UTF-8 throws as dump does") {
+  Json ids = Json::array();
+  for (int i = 0; i < 200; ++i) ids.push_back(std::to_string(1000000000000000000LL + i));
+  Request count{"count", Json{{"msgs", ids}}};
+  Request odd{"post", Json{{"content", "多语言 \"q\" \\ \n\x01"}, {"n", -3}, {"x", 0.5}}};
+  odd.now_ms = 1704067200000LL;
+  odd.async = true;
+  Request bare{"drain", Json()};
+  for (const Request* r : {&count, &odd, &bare})
+    for (const std::string token : {"", "tok\"en"})
+      for (bool explain : {false, true}) {
+        Json want = {{"id", "i1"}, {"op", r->op}, {"args", r->args}};
+        if (!token.empty()) want["token"] = token;
+        if (r->now_ms != 0) want["now"] = FormatTime(r->now_ms);
+        if (r->async) want["async"] = true;
+        if (explain) want["explain"] = true;
+        CHECK(EncodeRequest("i1", *r, token, explain) == want.dump());
+      }
+  Request bad{"post", Json{{"content", "\xff\xfe"}}};
+  CHECK_THROWS_AS(EncodeRequest("i2", bad, "", false), nlohmann::json::exception);
+}
+
 TEST_CASE("wire: a request reads as Json::parse reads it, numbers' kinds included") {
   const std::string body =
       R"({"id":"q","op":"count","args":{"msgs":["1","2"],"n":5,"m":-5,"x":1.5,"a":1,"a":2}})";
@@ -95,6 +120,27 @@ TEST_CASE("wire: a request reads as Json::parse reads it, numbers' kinds include
   WireRequest bad;
   CHECK(ParseRequest(R"({"op":"count","args":{"msgs":[1,]}})", WireLimits{}, &bad).code() ==
         Code::kInvalidRequest);
+}
+
+TEST_CASE("wire: a request that is not UTF-8 is refused as such, whatever else is wrong") {
+  // Overlong, surrogate, past U+10FFFF, a lone continuation, truncated, a stray byte.
+  for (std::string bad :
+       {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80", "\xe4\xb8", "\xff"}) {
+    for (std::string body : {R"({"op":"post","args":{"content":")" + bad + R"("}})",
+                             R"({"op":"post",")" + bad + R"(":1})", R"({"op":)" + bad}) {
+      INFO(body);
+      WireRequest wire;
+      Status s = ParseRequest(body, WireLimits{}, &wire);
+      CHECK(s.code() == Code::kInvalidRequest);
+      CHECK(s.message() == "the request is not valid UTF-8");
+    }
+  }
+  WireRequest good;
+  CHECK(ParseRequest(R"({"op":"post","args":{"content":"多语言 😀"}})", WireLimits{}, &good).ok());
+  CHECK(good.request.args.at("content") == "多语言 😀");
+  WireRequest not_json;
+  CHECK(ParseRequest(R"({"op":"post",)", WireLimits{}, &not_json).message() ==
+        "the request is not valid JSON");
 }
 
 TEST_CASE("wire: a request's clock must lie in the message ids' range, up to its last week") {
