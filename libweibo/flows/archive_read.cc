@@ -8,9 +8,7 @@
 
 namespace weibo {
 
-Shard* ArchiveOfMsg(Context& ctx, int64_t msg_id) {
-  return ctx.shards().ArchiveAt(static_cast<int>(msg_id % ctx.shards().count()));
-}
+Shard* ArchiveOfMsg(Context& ctx, int64_t msg_id) { return ctx.shards().ArchiveForMsg(msg_id); }
 
 std::optional<MsgRow> ArchivedMsg(Context& ctx, int64_t msg_id) {
   Shard* archive = ArchiveOfMsg(ctx, msg_id);

@@ -53,7 +53,7 @@ Json Delete(Context& ctx, const Json& args) {
   RemoveEntity(ctx, shard, MessageEntityId(msg.id));  // its attributes and their index rows
   AddUserCounts(shard, msg.user_id, -1, 0, 0);
   if (msg.type != kOriginal)
-    Enqueue(ctx, shard, static_cast<int>(msg.ref_msg_id % ctx.shards().count()),
+    Enqueue(ctx, shard, ctx.shards().MsgShardIndex(msg.ref_msg_id),
             RefRemoveJob{msg.type, msg.user_id, msg.id, msg.ref_msg_id});
   if (msg.type != kComment) EnqueuePurge(ctx, shard, msg);
   if (!IndexedText(msg).empty()) EnqueueSearchIndex(ctx, shard, msg.id);

@@ -534,7 +534,7 @@ void CheckSearch(Context& ctx, Checker& c, const Snapshot& s) {
     }
     int64_t missing = 0, stale = 0;
     for (const auto& [id, m] : s.msgs) {
-      if (id % n != i || pending.count(id)) continue;
+      if (ctx.shards().MsgShardIndex(id) != i || pending.count(id)) continue;
       const std::string text = IndexedText(m);
       auto it = indexed.find(id);
       if (it == indexed.end()) {

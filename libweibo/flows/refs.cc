@@ -32,7 +32,7 @@
 namespace weibo {
 
 void EnqueueRefAdd(Context& ctx, Shard& shard, const MsgRow& msg) {
-  Enqueue(ctx, shard, static_cast<int>(msg.ref_msg_id % ctx.shards().count()),
+  Enqueue(ctx, shard, ctx.shards().MsgShardIndex(msg.ref_msg_id),
           RefAddJob{msg.type, msg.user_id, msg.id, msg.ref_user_id, msg.ref_msg_id, msg.time});
 }
 

@@ -13,12 +13,12 @@
 // order a move cannot slip between (it copies into the archive before it deletes from the
 // shard), so a message is never missed and never indexed twice.
 //
-// Reads: with a QUERY, every shard's search file (only the author's with --author: the gene
-// method puts an author's messages on one shard), each newest first from the cursor down,
-// merged newest first (a k-way merge that reads one row ahead per shard). The re-check reads each
-// hit's msg_info row: a message deleted or edited since it was indexed (a lagging index) is passed
-// over, so no result ever shows a text the message no longer has. Without a QUERY, --author lists
-// the author's messages from msg_info. Time bounds are id bounds (ids sort by time, SPEC §2):
+// Reads: with a QUERY, every shard's search file (only one with --author: the strategy's
+// ShardSet::AuthorMsgShardIndex, under gene the author's shard), each newest first from the cursor
+// down, merged newest first (a k-way merge that reads one row ahead per shard). The re-check reads
+// each hit's msg_info row: a message deleted or edited since it was indexed (a lagging index) is
+// passed over, so no result ever shows a text the message no longer has. Without a QUERY, --author
+// lists the author's messages from msg_info. Time bounds are id bounds (ids sort by time, SPEC §2):
 // --since T is the first id of T's millisecond, --until T likewise, exclusive.
 //
 // rebuild: per shard, one transaction on the search file that clears it and indexes msg_info
@@ -115,7 +115,7 @@ std::vector<int64_t> Find(Context& ctx, const std::string& query, int64_t author
   std::vector<int64_t> ids;
   const int n = ctx.shards().count();
   if (query.empty()) {  // the author's shard, then its archive; merged newest first
-    const int index = static_cast<int>(author % n);
+    const int index = ctx.shards().AuthorMsgShardIndex(author);
     std::set<int64_t, std::greater<>> found;
     for (Shard* file : {&ctx.shards().At(index), ctx.shards().ArchiveAt(index)})
       if (file != nullptr)
@@ -128,7 +128,7 @@ std::vector<int64_t> Find(Context& ctx, const std::string& query, int64_t author
   }
   std::vector<std::unique_ptr<ShardHits>> shards;
   for (int i = 0; i < n; ++i)
-    if (author == 0 || author % n == i)
+    if (author == 0 || ctx.shards().AuthorMsgShardIndex(author) == i)
       shards.push_back(std::make_unique<ShardHits>(ctx, i, query, author, lo, hi));
   while (static_cast<int64_t>(ids.size()) < count) {
     ShardHits* newest = nullptr;

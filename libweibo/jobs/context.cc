@@ -96,7 +96,7 @@ MsgRow Context::RequireMsg(int64_t id) {
 }
 
 void Context::MsgGone(int64_t id) {
-  Shard* archive = shards_.ArchiveAt(static_cast<int>(id % shards_.count()));
+  Shard* archive = shards_.ArchiveForMsg(id);
   if (archive != nullptr && GetMsg(*archive, id))
     Fail(Code::kArchived, "message " + std::to_string(id) +
                               " is archived (weibo-archive): it can be read, not changed");

@@ -2,7 +2,8 @@
 //
 // Routing never needs a lookup table (SPEC §2): a user's rows live on shard(u) = u mod N;
 // a message id carries its author's low 8 bits (the gene), so shard(msg) = msg mod N for
-// every N that divides 256; a user name lives on BLAKE2b-64(name) mod N.
+// every N that divides 256; a user name lives on BLAKE2b-64(name) mod N. Where a message
+// lives is asked of one place, the placement functions (MsgShardIndex and its kin below).
 #ifndef WEIBO_STORAGE_SHARD_SET_H_
 #define WEIBO_STORAGE_SHARD_SET_H_
 
@@ -70,7 +71,18 @@ class ShardSet {
   int count() const { return config_.shards; }
   Shard& At(int index);
   Shard& ForUser(int64_t user_id) { return At(static_cast<int>(user_id % count())); }
-  Shard& ForMsg(int64_t msg_id) { return At(static_cast<int>(msg_id % count())); }
+  // Placement (SPEC §2, seed 003): the shard holding a message's own rows — msg_info,
+  // msg_counter, the relation rows of its comments and reposts, its entity, its search and
+  // archive rows. Every caller asks here, never msg mod N itself, so the strategy decides
+  // in one place. Under gene the id alone says it (the gene is the author's low 8 bits: the
+  // author's shard too), with no lookup: this must stay as cheap as the modulo it is.
+  int MsgShardIndex(int64_t msg_id) const { return static_cast<int>(msg_id % count()); }
+  Shard& ForMsg(int64_t msg_id) { return At(MsgShardIndex(msg_id)); }
+  // The archive of the message's shard, or nullptr when that shard has none (ArchiveAt).
+  Shard* ArchiveForMsg(int64_t msg_id) { return ArchiveAt(MsgShardIndex(msg_id)); }
+  // The one shard holding every message author writes (an author's list, search by
+  // --author): under gene the author's shard.
+  int AuthorMsgShardIndex(int64_t author) const { return static_cast<int>(author % count()); }
   int ShardOfName(const std::string& name) const;
   // The search file of shard index (search-NN.db, SPEC §7): derived data fed by the outbox
   // (flows/search.cc), created empty at its first use — a cluster made by an older build

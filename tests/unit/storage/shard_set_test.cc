@@ -229,6 +229,17 @@ TEST_CASE("ShardSet routing: users by id mod N, messages by id mod N, names by a
   for (int64_t u = 1; u <= 40; ++u) REQUIRE(set.ForUser(u).index() == u % 8);
   int64_t msg = (123456789LL << 22) | (13 << 8) | 77;
   REQUIRE(set.ForMsg(msg).index() == 77 % 8);
+  // Placement under gene: the id's low bits alone; the message's shard is its author's, so
+  // an author's messages are all on one shard, and the archive is that shard's.
+  REQUIRE(set.MsgShardIndex(msg) == 77 % 8);
+  for (int64_t u = 1; u <= 40; ++u) {
+    const int64_t id = (123456789LL << 22) | (5 << 8) | (u & 0xff);
+    REQUIRE(set.MsgShardIndex(id) == set.ForUser(u).index());
+    REQUIRE(set.AuthorMsgShardIndex(u) == set.ForUser(u).index());
+  }
+  REQUIRE(set.ArchiveForMsg(msg) == nullptr);  // no archive file yet
+  Shard* archive = set.ArchiveAt(77 % 8, true);
+  REQUIRE(set.ArchiveForMsg(msg) == archive);
 
   std::set<int> used;
   for (int i = 0; i < 200; ++i) {
