@@ -55,7 +55,7 @@ const JobKind kJobKinds[] = {
     Kind<ActiveMergeJob, ApplyActiveMerge>(),                              // flows/active.cc
     Kind<ActiveDropJob, ApplyActiveDrop>(),                                // flows/active.cc
     Kind<AppEventJob, ApplyAppEvent>(),                                    // flows/tokens.cc
-    Merged<SearchIndexJob, ApplySearchIndex, ApplySearchIndexes>(),        // flows/search.cc
+    Merged<SearchIndexJob, ApplySearchIndex, ApplySearchIndexes>(true),    // flows/search.cc
     Kind<IndexRowJob, ApplyIndexRow>(),                                    // flows/entities.cc
 };
 

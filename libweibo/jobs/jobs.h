@@ -86,7 +86,9 @@ struct JobKind {
   // them), each with its job_applied mark. nullptr: one handler call per job.
   void (*merge)(Context& ctx, Shard& target, const std::vector<const Json*>& payloads) = nullptr;
   // A merging kind whose jobs for their own source shard a server may hold back to merge
-  // them across requests (GroupCommit::defer_merged): readers must not need them applied.
+  // them across requests (GroupCommit::defer_merged): readers must not need them applied,
+  // or apply them first (counter deltas are read with the row; search applies the index
+  // jobs).
   bool deferrable = false;
   // Whether a job of this kind writes to its target shard only: it creates no job for
   // another shard (a deliver job: inbox rows, its mark, the next tier's job on the same
