@@ -216,7 +216,14 @@ Json Search(Context& ctx, const Json& args) {
   const int64_t count = args.value("count", int64_t{20});
   // A server holds the index jobs of its writes back to index them together (job_kinds.cc):
   // they are applied before it searches, so its clients find what they have just written.
-  if (!ctx.group_commit().deferred.empty()) ApplyDeferredJobs(ctx);
+  // Should that fail (the disk full), they stay pending for the next drain and the search
+  // answers from the index as it is, as it does for any job still pending.
+  if (!ctx.group_commit().deferred.empty()) {
+    try {
+      ApplyDeferredJobs(ctx);
+    } catch (const std::exception&) {
+    }
+  }
   std::vector<int64_t> ids;
   if (lo < hi) ids = Find(ctx, query, author, lo, hi, count);
   MessageView view(ctx);
