@@ -6,11 +6,11 @@
 // on that shard's search file (search-NN.db), reading what msg_info holds then — so a job
 // applied twice, late or after a later one changes nothing more (self-correcting, no
 // order to keep). With --async the index lags until weibo-worker drains. A server (weibod,
-// the bench) holds its requests' index jobs back as it holds counter deltas (jobs.h,
-// GroupCommit::defer_merged) and applies them together — one transaction on the shard and
-// one on its search file for all of them, where each post paid two, each with its fsync —
-// and before any search it serves; another process searching meanwhile may miss them for up
-// to jobs.h's kDeferredQuietMs (kDeferredHoldMs in a steady stream of posts).
+// the bench) holds its requests' index jobs back until it is idle (GroupCommit::held_to_idle:
+// a daemon after 2 ms without a request, at least every 50 ms under load) and applies them
+// together — one transaction on the shard and one on its search file for all of them, where
+// each post paid two, each with its fsync — and before any search it serves; another process
+// searching meanwhile may miss them until then.
 //
 // Archived messages (flows/archive.h) stay searchable: weibo-archive moves a message's
 // msg_info row into archive-NN.db and leaves its index row where it is, and everything
@@ -218,9 +218,9 @@ Json Search(Context& ctx, const Json& args) {
   // they are applied before it searches, so its clients find what they have just written.
   // Should that fail (the disk full), they stay pending for the next drain and the search
   // answers from the index as it is, as it does for any job still pending.
-  if (!ctx.group_commit().deferred.empty()) {
+  if (!ctx.group_commit().held_to_idle.empty()) {
     try {
-      ApplyDeferredJobs(ctx);
+      ApplyHeldToIdle(ctx);
     } catch (const std::exception&) {
     }
   }

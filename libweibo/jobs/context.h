@@ -42,12 +42,15 @@ struct GroupCommit {
   size_t limit = 0;
   UnsyncedJobs unsynced;
   // Set with a limit by long-running servers (weibod, the nodes, the bench): the jobs of
-  // deferrable merging kinds (counter deltas, search index jobs: jobs.h JobKind) that a
-  // request made for its own shard are not applied by the request but gathered here, still
-  // pending in the outbox, and applied together — one UPDATE per message, one index
-  // transaction per shard — by ApplyDeferredJobs (jobs.h).
+  // deferrable merging kinds (counter deltas: jobs.h JobKind) that a request made for its
+  // own shard are not applied by the request but gathered here, still pending in the
+  // outbox, and applied together — one UPDATE per message — by ApplyDeferredJobs (jobs.h).
   bool defer_merged = false;
   std::vector<JobRef> deferred;
+  // Held back the same way, but only until the server is idle (Executor::Idle: a daemon
+  // after 2 ms without a request, at least every 50 ms under load): the kinds whose
+  // readers in other processes should not wait for them (JobKind::until_idle: search).
+  std::vector<JobRef> held_to_idle;
   // When the oldest and the newest of them were held back (steady clock, ms): Idle()
   // applies them once the newest is kDeferredQuietMs old or the oldest kDeferredHoldMs
   // (jobs.h), not at every pause between two requests.

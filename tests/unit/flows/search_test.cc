@@ -157,6 +157,15 @@ TEST_CASE("search: a server holds index jobs back and applies them before it sea
   // ...the server's own search applies them first, in one batch.
   CHECK(Found(c, "held back") == std::vector<int64_t>{n, m});
   CHECK(pending() == 0);
+  // And the server applies them whenever it is idle: then every process finds them.
+  int64_t k = c.Post(a, "held back until idle");
+  REQUIRE(pending() == 1);
+  c.executor().Idle();
+  CHECK(pending() == 0);
+  Result<Json> after_idle =
+      OpenEmbedded(other)->Execute(Request{"search", Json{{"query", "until idle"}}});
+  REQUIRE(after_idle.ok());
+  CHECK(IdsOf(after_idle.value()) == std::vector<int64_t>{k});
   Json report = c.Fsck();
   INFO(report.dump());
   CHECK(report.at("ok") == true);

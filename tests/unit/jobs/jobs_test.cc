@@ -506,7 +506,7 @@ TEST_CASE(
   REQUIRE(waitpid(child, &status, 0) == child);
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
-  CHECK(PendingOnAll(c) == 9);  // applied, never marked done
+  CHECK(PendingOnAll(c) == 9);                   // applied, never marked done
   CHECK(PendingOfKind(c, "search_index") == 3);  // held back to index together, never applied
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan).size() == 3);
   Json drained = c.Run("drain");
