@@ -8,6 +8,13 @@
 
 namespace weibo::bench {
 
+Status SettleWrites(Executor& executor) {
+  // keep_seen: a drain's other chores (last-seen expiry, discover) are not the writes' work.
+  Result<Json> drained = executor.Execute(Request{"drain", Json{{"keep_seen", true}}});
+  executor.Idle();
+  return drained.status();
+}
+
 Status CreateCluster(const std::string& dir, const std::string& feed,
                      const ClusterOptions& options) {
   std::error_code ec;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "weibo/request.h"
 #include "weibo/status.h"
 
 namespace weibo::bench {
@@ -27,6 +28,13 @@ struct ClusterOptions {
 // into cluster.json afterwards, before any other op opens it.
 Status CreateCluster(const std::string& dir, const std::string& feed,
                      const ClusterOptions& options);
+
+// Finishes the deferred work a server's writes left, as it is finished once they stop: the
+// jobs it holds back to merge (counter deltas, search index jobs: applied by a drain
+// request) and the group commit's sync (Executor::Idle). The bench runs it inside the time
+// of the writes that left it, since its cost is theirs, and before a measured phase, so
+// that it pays for none of the setup's.
+Status SettleWrites(Executor& executor);
 
 class WorkDir {
  public:

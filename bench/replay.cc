@@ -237,7 +237,10 @@ Status Replayer::Setup() {
   run_.setup_seconds = Nanos(std::chrono::steady_clock::now() - t0) / 1e9;
   SetDurableCommits(true);
   if (options_.connect.empty()) {
-    if (executor_) executor_->Idle();
+    if (executor_) {
+      Status settled = SettleWrites(*executor_);
+      if (!settled.ok()) return settled;
+    }
     Status counted = InstallCounterUpdateCounter(options_.data_dir);
     if (!counted.ok()) return counted;
     FlushShards(options_.data_dir);
@@ -295,12 +298,19 @@ Status Replayer::Measure(size_t from, size_t to) {
 }
 
 Status Replayer::Finish() {
-  // The deliveries still waiting for their group commit are synced and marked done inside
-  // the measured time: their cost belongs to the writes that made them.
+  // The deliveries still waiting for their group commit are synced and marked done, and the
+  // jobs held back to merge applied, inside the measured time: their cost belongs to the
+  // writes that made them.
   ProbeCounters before = Probe::Read();
   int64_t io_before = WrittenBytes();
   auto t1 = std::chrono::steady_clock::now();
-  executor_->Idle();
+  // A daemon's (--connect) held-back jobs are its own business: it may refuse a drain.
+  Status settled = Status::Ok();
+  if (options_.connect.empty())
+    settled = SettleWrites(*executor_);
+  else
+    executor_->Idle();
+  if (!settled.ok()) return settled;
   run_.settle_seconds = Nanos(std::chrono::steady_clock::now() - t1) / 1e9;
   auto post = run_.ops.find("post");
   if (post != run_.ops.end() && run_.storage_measured) {

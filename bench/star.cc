@@ -43,8 +43,8 @@ Result<StarResult> RunStar(Executor& executor, const std::string& data_dir,
       if (s.ok()) s = run("follow", Json{{"user", std::to_string(star + k)}, {"target", star_id}});
       progress.Step(k);
     }
+    if (s.ok()) s = SettleWrites(executor);  // the setup's own deferred work, not timed
     if (!s.ok()) return Status(s.code(), "--star setup: " + s.message());
-    executor.Idle();  // the setup's own group commit, outside the timed post
     r.setup_seconds = Since(t0);
   }
   FlushShards(data_dir);
@@ -53,7 +53,7 @@ Result<StarResult> RunStar(Executor& executor, const std::string& data_dir,
   if (!before.ok()) return before.status();
   auto t0 = std::chrono::steady_clock::now();
   Status s = run("post", Json{{"user", star_id}, {"content", "a post to every fan"}});
-  executor.Idle();
+  if (s.ok()) s = SettleWrites(executor);  // its search index job and its group commit
   r.seconds = Since(t0);
   if (!s.ok()) return Status(s.code(), "--star post: " + s.message());
   auto after = SumOverShards(data_dir, kCountInboxRows);

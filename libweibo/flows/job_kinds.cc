@@ -32,31 +32,34 @@ void DecodedAll(Context& ctx, Shard& target, const std::vector<const Json*>& pay
   Merge(ctx, target, jobs);
 }
 
-// deferrable: a server may hold its jobs back to merge more of them (jobs.h).
+// deferrable: a server may hold its jobs back to merge more of them (jobs.h); until_idle:
+// only until it is idle.
 template <typename Job, void (*Apply)(Context&, Shard&, const Job&),
           void (*Merge)(Context&, Shard&, const std::vector<Job>&)>
-constexpr JobKind Merged(bool deferrable = false) {
-  return JobKind{Job::kKind, Decoded<Job, Apply>, nullptr, DecodedAll<Job, Merge>, deferrable};
+constexpr JobKind Merged(bool deferrable = false, bool until_idle = false) {
+  JobKind kind{Job::kKind, Decoded<Job, Apply>, nullptr, DecodedAll<Job, Merge>, deferrable};
+  kind.until_idle = until_idle;
+  return kind;
 }
 
 const JobKind kJobKinds[] = {
-    Kind<UserCreateJob, ApplyUserCreate>(),                                // flows/user.cc
-    Kind<FanAddJob, ApplyFanAdd>(),                                        // flows/follow.cc
-    Kind<FanRemoveJob, ApplyFanRemove>(),                                  // flows/follow.cc
-    Kind<InboxMergeJob, ApplyInboxMerge>(),                                // flows/follow.cc
-    Kind<FanOutJob, ApplyFanOut>(),                                        // flows/fanout.cc
-    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain, true),               // flows/fanout.cc
-    Kind<PurgeJob, ApplyPurge>(),                                          // flows/fanout.cc
-    Kind<UndeliverJob, ApplyUndeliver>(),                                  // flows/fanout.cc
-    Merged<RefAddJob, ApplyRefAdd, ApplyRefAdds>(),                        // flows/refs.cc
-    Merged<CounterDeltaJob, ApplyCounterDelta, MergeCounterDeltas>(true),  // flows/like.cc
-    Kind<RefRemoveJob, ApplyRefRemove>(),                                  // flows/refs.cc
-    Kind<ActiveJoinJob, ApplyActiveJoin>(),                                // flows/active.cc
-    Kind<ActiveMergeJob, ApplyActiveMerge>(),                              // flows/active.cc
-    Kind<ActiveDropJob, ApplyActiveDrop>(),                                // flows/active.cc
-    Kind<AppEventJob, ApplyAppEvent>(),                                    // flows/tokens.cc
-    Merged<SearchIndexJob, ApplySearchIndex, ApplySearchIndexes>(),        // flows/search.cc
-    Kind<IndexRowJob, ApplyIndexRow>(),                                    // flows/entities.cc
+    Kind<UserCreateJob, ApplyUserCreate>(),                                    // flows/user.cc
+    Kind<FanAddJob, ApplyFanAdd>(),                                            // flows/follow.cc
+    Kind<FanRemoveJob, ApplyFanRemove>(),                                      // flows/follow.cc
+    Kind<InboxMergeJob, ApplyInboxMerge>(),                                    // flows/follow.cc
+    Kind<FanOutJob, ApplyFanOut>(),                                            // flows/fanout.cc
+    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain, true),                   // flows/fanout.cc
+    Kind<PurgeJob, ApplyPurge>(),                                              // flows/fanout.cc
+    Kind<UndeliverJob, ApplyUndeliver>(),                                      // flows/fanout.cc
+    Merged<RefAddJob, ApplyRefAdd, ApplyRefAdds>(),                            // flows/refs.cc
+    Merged<CounterDeltaJob, ApplyCounterDelta, MergeCounterDeltas>(true),      // flows/like.cc
+    Kind<RefRemoveJob, ApplyRefRemove>(),                                      // flows/refs.cc
+    Kind<ActiveJoinJob, ApplyActiveJoin>(),                                    // flows/active.cc
+    Kind<ActiveMergeJob, ApplyActiveMerge>(),                                  // flows/active.cc
+    Kind<ActiveDropJob, ApplyActiveDrop>(),                                    // flows/active.cc
+    Kind<AppEventJob, ApplyAppEvent>(),                                        // flows/tokens.cc
+    Merged<SearchIndexJob, ApplySearchIndex, ApplySearchIndexes>(true, true),  // flows/search.cc
+    Kind<IndexRowJob, ApplyIndexRow>(),                                        // flows/entities.cc
 };
 
 const JobKinds kTable{std::begin(kJobKinds), std::end(kJobKinds)};

@@ -42,11 +42,15 @@ struct GroupCommit {
   size_t limit = 0;
   UnsyncedJobs unsynced;
   // Set with a limit by long-running servers (weibod, the nodes, the bench): the jobs of
-  // merging kinds (counter deltas, jobs.h JobKind::merge) that a request made for its own
-  // shard are not applied by the request but gathered here, still pending in the outbox,
-  // and applied together — one UPDATE per message — by ApplyDeferredJobs (jobs.h).
+  // deferrable merging kinds (counter deltas: jobs.h JobKind) that a request made for its
+  // own shard are not applied by the request but gathered here, still pending in the
+  // outbox, and applied together — one UPDATE per message — by ApplyDeferredJobs (jobs.h).
   bool defer_merged = false;
   std::vector<JobRef> deferred;
+  // Held back the same way, but only until the server is idle (Executor::Idle: a daemon
+  // after 2 ms without a request, at least every 50 ms under load): the kinds whose
+  // readers in other processes should not wait for them (JobKind::until_idle: search).
+  std::vector<JobRef> held_to_idle;
   // When the oldest and the newest of them were held back (steady clock, ms): Idle()
   // applies them once the newest is kDeferredQuietMs old or the oldest kDeferredHoldMs
   // (jobs.h), not at every pause between two requests.
@@ -127,6 +131,19 @@ class Context {
   // The warnings of Settle and SettleReplayed, one line each (Executor::Warnings).
   const std::vector<std::string>& warnings() const { return warnings_; }
 
+  // The fan list a fan-out of this request read for a message, sorted, in a transaction in
+  // which the message existed (flows/fanout.cc). The deliveries this request applies for
+  // that message check their readers against it instead of reading the author's shard
+  // again: a read made before the delivery's own transaction, as every such check is.
+  void RememberFans(int64_t msg_id, std::vector<int64_t> fans) {
+    fans_read_[msg_id] = std::move(fans);
+  }
+  // The list RememberFans kept for the message, or nullptr.
+  const std::vector<int64_t>* FansRead(int64_t msg_id) const {
+    auto it = fans_read_.find(msg_id);
+    return it == fans_read_.end() ? nullptr : &it->second;
+  }
+
   // A user given as a number or "@name"; Failure(not_found) when there is none.
   int64_t ResolveUser(const Json& arg);
   // The id a user argument names, without checking that an id names a user (a name is
@@ -154,6 +171,7 @@ class Context {
   CounterCache* counter_cache_ = nullptr;
   std::string request_id_, request_op_, request_fingerprint_;
   std::vector<std::string> warnings_;
+  std::map<int64_t, std::vector<int64_t>> fans_read_;  // RememberFans
   std::function<void(const Json&)> event_sink_;
   ProgressFn progress_;
 };

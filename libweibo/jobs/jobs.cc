@@ -298,9 +298,10 @@ std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
   // So are the deferred counter deltas (GroupCommit::deferred): they commute with every
   // other job, and are applied merged later.
   const UnsyncedJobs& unsynced = ctx.group_commit().unsynced;
-  const std::vector<JobRef>& deferred_refs = ctx.group_commit().deferred;
   std::set<std::pair<int, int64_t>> deferred;
-  for (const JobRef& ref : deferred_refs) deferred.emplace(ref.shard, ref.local_id);
+  for (const JobRef& ref : ctx.group_commit().deferred) deferred.emplace(ref.shard, ref.local_id);
+  for (const JobRef& ref : ctx.group_commit().held_to_idle)
+    deferred.emplace(ref.shard, ref.local_id);
   auto ours = [&](int source, int64_t id) {
     return mine.count({source, id}) > 0 || unsynced.count(source, id) ||
            deferred.count({source, id}) > 0;
@@ -355,6 +356,10 @@ int64_t DrainCreated(Context& ctx) {
       Shard& source = ctx.shards().At(created[next].shard);
       if (!GetJob(source, created[next].local_id, &row) || row.state != 0) continue;
       if (group.defer_merged && row.target_shard == row.source_shard && HeldBack(row)) {
+        if (FindJobKind(row.kind)->until_idle) {
+          group.held_to_idle.push_back(created[next]);
+          continue;
+        }
         const int64_t now = SteadyMs();
         if (group.deferred.empty()) group.deferred_since_ms = now;
         group.deferred_last_ms = now;
@@ -370,6 +375,7 @@ int64_t DrainCreated(Context& ctx) {
   }
   created.clear();
   if (group.deferred.size() >= kMaxDeferred) n += ApplyDeferredJobs(ctx);
+  if (group.held_to_idle.size() >= kMaxDeferred) n += ApplyHeldToIdle(ctx);
   if (!group.unsynced.empty() && group.unsynced.jobs.size() >= group.limit)
     SyncAppliedJobs(ctx.shards(), group);
   return n;
@@ -383,9 +389,10 @@ bool DeferredJobsDue(const GroupCommit& group, int64_t now_ms) {
 
 bool DeferredJobsDue(const GroupCommit& group) { return DeferredJobsDue(group, SteadyMs()); }
 
-int64_t ApplyDeferredJobs(Context& ctx) {
-  std::vector<JobRef> refs;
-  refs.swap(ctx.group_commit().deferred);
+namespace {
+
+// Applies the held-back jobs refs names (GroupCommit), merged, in one batch.
+int64_t ApplyHeld(Context& ctx, const std::vector<JobRef>& refs) {
   std::vector<JobRow> rows;
   for (const JobRef& ref : refs) {
     JobRow row;
@@ -394,6 +401,23 @@ int64_t ApplyDeferredJobs(Context& ctx) {
       rows.push_back(std::move(row));
   }
   return rows.empty() ? 0 : ApplyBatch(ctx, rows, false);
+}
+
+}  // namespace
+
+int64_t ApplyDeferredJobs(Context& ctx) {
+  std::vector<JobRef> refs;
+  refs.swap(ctx.group_commit().deferred);
+  GroupCommit& group = ctx.group_commit();
+  refs.insert(refs.end(), group.held_to_idle.begin(), group.held_to_idle.end());
+  group.held_to_idle.clear();
+  return ApplyHeld(ctx, refs);
+}
+
+int64_t ApplyHeldToIdle(Context& ctx) {
+  std::vector<JobRef> refs;
+  refs.swap(ctx.group_commit().held_to_idle);
+  return ApplyHeld(ctx, refs);
 }
 
 void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit) {
@@ -414,6 +438,9 @@ int64_t DrainAllPending(Context& ctx, bool keep_held) {
   // This process's applied, unsynced jobs first: synced and marked done, they are not
   // read back below as pending and applied again.
   SyncAppliedJobs(ctx.shards(), ctx.group_commit());
+  // The index jobs this server holds until it is idle: its own work in progress, applied
+  // first and not counted, as a command applies its own before it returns.
+  ApplyHeldToIdle(ctx);
   int64_t n = 0;
   // The deltas this server holds back: applied first, all together (the loop below takes
   // 256 pending jobs of a shard at a time, and would cost a hot message one UPDATE per

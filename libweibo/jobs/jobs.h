@@ -52,6 +52,10 @@ void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit);
 // once kMaxDeferred have gathered. A crash before loses nothing: they are pending.
 int64_t ApplyDeferredJobs(Context& ctx);
 constexpr size_t kMaxDeferred = 4096;
+// Applies the jobs held only until the server is idle (GroupCommit::held_to_idle), merged;
+// returns how many. Executor::Idle() calls it, the search op before it reads, a drain
+// before it looks, ApplyDeferredJobs too, and DrainCreated once kMaxDeferred have gathered.
+int64_t ApplyHeldToIdle(Context& ctx);
 // How long a server holds counter deltas back before Idle() (or a drain pass) applies them:
 // once none has come for kDeferredQuietMs (the burst is over), and at the latest once the
 // oldest is kDeferredHoldMs old, so a message liked without a pause, one request at a
@@ -86,8 +90,14 @@ struct JobKind {
   // them), each with its job_applied mark. nullptr: one handler call per job.
   void (*merge)(Context& ctx, Shard& target, const std::vector<const Json*>& payloads) = nullptr;
   // A merging kind whose jobs for their own source shard a server may hold back to merge
-  // them across requests (GroupCommit::defer_merged): readers must not need them applied.
+  // them across requests (GroupCommit::defer_merged): readers must not need them applied,
+  // or apply them first (counter deltas are read with the row; search applies the index
+  // jobs).
   bool deferrable = false;
+  // A deferrable kind held only until the server is idle (GroupCommit::held_to_idle), not
+  // until kDeferredQuietMs: another process reading what it writes (a search, fsck) would
+  // otherwise wait a second for it.
+  bool until_idle = false;
   // Whether a job of this kind writes to its target shard only: it creates no job for
   // another shard (a deliver job: inbox rows, its mark, the next tier's job on the same
   // shard). Group commit may then commit it without an fsync (jobs.cc).

@@ -29,13 +29,17 @@ class Embedded : public Executor {
   void Idle() override { Finish(false); }
 
   // Deferred work: the counter deltas held back once they are due (all of them when
-  // closing), then the group commit's sync.
+  // closing), the jobs held until idle (search index), then the group commit's sync.
   void Finish(bool closing) {
     if (!shards_) return;
     try {
       if (closing ? !group_commit_.deferred.empty() : DeferredJobsDue(group_commit_)) {
         Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
         ApplyDeferredJobs(ctx);
+      }
+      if (!group_commit_.held_to_idle.empty()) {
+        Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
+        ApplyHeldToIdle(ctx);
       }
       SyncAppliedJobs(*shards_, group_commit_);
       // A process that wrote leaves no WAL behind when it closes. The next process to open

@@ -4,6 +4,8 @@
 // and --rebuild.
 #include <algorithm>
 
+#include "storage/shard_set.h"
+#include "tables/outbox.h"
 #include "tables/search_index.h"
 #include "test_support.h"
 
@@ -130,6 +132,43 @@ TEST_CASE("search: --async leaves the index behind, the drain catches up, re-che
   c.Run("drain");
   REQUIRE(Found(c, "indexed") == std::vector<int64_t>{late});
   REQUIRE(Found(c, "changed") == std::vector<int64_t>{m});
+}
+
+TEST_CASE("search: a server holds index jobs back and applies them before it searches") {
+  test::ClusterOptions options;
+  options.group_commit = 1000;  // a server's executor (GroupCommit::defer_merged)
+  Cluster c(options);
+  int64_t a = c.AddUser("alice");
+  int64_t m = c.Post(a, "held back together");
+  int64_t n = c.Post(a, "held back as well");
+  auto pending = [&] {
+    ShardSet set(c.dir(), nullptr);
+    return CountJobs(set.At(static_cast<int>(a % options.shards)), 0);
+  };
+  REQUIRE(pending() == 2);  // both posts' search_index jobs, nothing else (no fans)
+  // Another process sharing the directory does not see them yet...
+  EmbeddedOptions other;
+  other.data_dir = c.dir();
+  other.now_ms = test::kNow;
+  Result<Json> elsewhere =
+      OpenEmbedded(other)->Execute(Request{"search", Json{{"query", "held back"}}});
+  REQUIRE(elsewhere.ok());
+  CHECK(elsewhere.value().empty());
+  // ...the server's own search applies them first, in one batch.
+  CHECK(Found(c, "held back") == std::vector<int64_t>{n, m});
+  CHECK(pending() == 0);
+  // And the server applies them whenever it is idle: then every process finds them.
+  int64_t k = c.Post(a, "held back until idle");
+  REQUIRE(pending() == 1);
+  c.executor().Idle();
+  CHECK(pending() == 0);
+  Result<Json> after_idle =
+      OpenEmbedded(other)->Execute(Request{"search", Json{{"query", "until idle"}}});
+  REQUIRE(after_idle.ok());
+  CHECK(IdsOf(after_idle.value()) == std::vector<int64_t>{k});
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
 }
 
 TEST_CASE("search: fsck finds a stale index and --repair, like --rebuild, rebuilds it") {
