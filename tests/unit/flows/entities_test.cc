@@ -200,5 +200,21 @@ TEST_CASE("entities: the cleaner backfills a new index in batches and resumes wh
   REQUIRE(c.CodeOf("cleaner", {{"batch", 0}}) == Code::kInvalidArgument);
 }
 
+TEST_CASE("entities: a backfill past one chunk writes every row, grouped by target shard") {
+  Cluster c;
+  std::vector<int64_t> users;
+  for (int u = 0; u < 4; ++u) users.push_back(c.AddUser("u" + std::to_string(u)));
+  // 600 entities (more than two chunks of the walk) on four shards, their tags routing the
+  // index rows to every shard.
+  for (int i = 0; i < 600; ++i)
+    c.Run("post", PostArgs(users[i % 4], "p", {"tag=t" + std::to_string(i % 10)}));
+  c.Run("index_add", {{"name", "tag"}, {"property", "tag"}, {"shard_on", "tag"}});
+  Json run = c.Run("cleaner", {{"index", "tag"}});
+  REQUIRE(run.at("complete") == true);
+  REQUIRE(run.at("missing_added") == 600);
+  for (int t = 0; t < 10; ++t) REQUIRE(Found(c, "tag=t" + std::to_string(t), 100).size() == 60);
+  REQUIRE(c.Fsck().at("ok") == true);
+}
+
 }  // namespace
 }  // namespace weibo
