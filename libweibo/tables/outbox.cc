@@ -81,7 +81,7 @@ int64_t CountJobs(Shard& shard, int state) {
 }
 
 void MarkJobDone(Shard& shard, int64_t local_id) {
-  shard.Query("UPDATE outbox SET state = 1 WHERE job_id = ?").Bind(1, local_id).Run();
+  shard.Query("DELETE FROM outbox WHERE job_id = ?").Bind(1, local_id).Run();
 }
 
 bool JobApplied(Shard& shard, int64_t global_id) {

@@ -111,6 +111,7 @@ TEST_CASE(
     "feeds: push delivers a big author's fans in activity tiers, the day first, then the week") {
   Cluster c(ClusterOptions{1, "push"});
   c.EditConfig([](Json& j) { j["tier_fans"] = 3; });
+  test::KeepDoneJobs(c.ShardPath(0));
   int64_t star = c.AddUser("star"), day = c.AddUser("day"), week = c.AddUser("week"),
           gone = c.AddUser("gone");
   for (int64_t fan : {day, week, gone}) c.Follow(fan, star);
@@ -124,7 +125,8 @@ TEST_CASE(
   // itself), then a deliver job for tier 1 and one for tier 2, created in that order.
   std::string jobs = db.Rows(
       "SELECT kind, json_extract(payload, '$.tier'), json_extract(payload, '$.users') "
-      "FROM outbox WHERE kind IN ('fanout', 'deliver') ORDER BY job_id");
+      "FROM " +
+      std::string(test::kEveryJob) + " WHERE kind IN ('fanout', 'deliver') ORDER BY job_id");
   REQUIRE(jobs == "fanout|NULL|NULL\ndeliver|1|[3]\ndeliver|2|[4]\n");
   for (int64_t fan : {day, week, gone}) REQUIRE(c.TimelineIds(fan) == std::vector<int64_t>{post});
   REQUIRE(c.Fsck().at("ok") == true);
