@@ -1,10 +1,12 @@
 // jobs/jobs.cc: outbox jobs are applied idempotently (SPEC §5). A job applied twice — the
-// source's "done" mark lost in a crash, simulated by resetting its state to pending with
-// raw SQL — changes nothing the second time; every handler is idempotent even without its
-// job_applied mark (a plain deliver job never has one: it is idempotent by itself); and a cluster
-// driven by jobs applied this way ends exactly where a cluster that drained each write ends.
+// source's "done" mark (the deletion of its row) lost in a crash, simulated by inserting
+// the row again with raw SQL — changes nothing the second time; every handler is
+// idempotent even without its job_applied mark (a plain deliver job never has one: it is
+// idempotent by itself); and a cluster driven by jobs applied this way ends exactly where a
+// cluster that drained each write ends.
 #include "jobs/jobs.h"
 
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,11 +19,12 @@
 namespace weibo {
 namespace {
 
-// text with its single quotes doubled, for an SQL string literal.
-std::string Quoted(std::string text) {
-  for (size_t at = text.find('\''); at != std::string::npos; at = text.find('\'', at + 2))
-    text.insert(at, 1, '\'');
-  return text;
+// text as an SQL string literal, quotes and all (SQLite's %Q).
+std::string Quoted(const std::string& text) {
+  char* literal = sqlite3_mprintf("%Q", text.c_str());
+  std::string out(literal);
+  sqlite3_free(literal);
+  return out;
 }
 
 using test::Cluster;
@@ -54,8 +57,7 @@ std::vector<std::string> ApplyAllTwice(Cluster& c, Replay replay) {
               "INSERT INTO outbox(job_id, target_shard, kind, payload, created, state) "
               "VALUES(" +
               std::to_string(row.local_id) + ", " + std::to_string(row.target_shard) + ", '" +
-              row.kind + "', '" + Quoted(row.payload) + "', " + std::to_string(row.created) +
-              ", 0)");
+              row.kind + "', " + Quoted(row.payload) + ", " + std::to_string(row.created) + ", 0)");
           if (replay == Replay::kForgetApplied) {
             RawDb target(c.ShardPath(row.target_shard));
             target.Exec("DELETE FROM job_applied WHERE job_id = " +
