@@ -51,8 +51,9 @@ void AddDaemonOptions(CLI::App& app, weibo::DaemonOptions& options) {
       ->check(CLI::Range(size_t{0}, size_t{10000000}).description(""))
       ->capture_default_str();
   app.add_option("--group-commit", options.group_commit,
-                 "deliveries whose done marks may wait for one shared sync of each shard "
-                 "(synced within 50 ms at most); 0: every request syncs its own")
+                 "deliveries held back and applied together, their done marks waiting for one "
+                 "shared sync of each shard (within 50 ms at most); 0: every request applies "
+                 "and syncs its own")
       ->type_name("N")
       ->check(CLI::Range(size_t{0}, size_t{100000}).description(""))
       ->capture_default_str();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -133,12 +134,20 @@ void Count(BaselineRun* r, size_t rows, bool full) {
   if (full) ++r->fsyncs;
 }
 
+// How many deliveries a group-committing process holds back before it applies them
+// together (jobs/jobs.h, kMaxHeldDeliveries; never more than its group commit).
+constexpr int64_t kHeldDeliveries = 256;
+
 // The transactions of a push fan-out, post by post. group_commit < 0: each with its fsync
 // (one txn per post); else the commits to other shards wait for a WAL sync, made once a
-// post leaves group_commit or more of them unsynced, and at the end (same commits).
+// post leaves group_commit or more of them unsynced, and at the end (same commits). With
+// group_commit > 0, as in a group-committing process (weibod(1), --group-commit), the
+// deliveries to other shards are held back until min(group_commit, kHeldDeliveries) are
+// held, then committed together, one transaction per shard for all the posts held.
 Status FanOutCommits(Files& files, const std::vector<PostFanOut>& posts, int group_commit,
                      BaselineRun* r) {
   const bool defer = group_commit >= 0;
+  const int64_t hold = group_commit > 0 ? std::min<int64_t>(kHeldDeliveries, group_commit) : 0;
   std::set<int> unsynced;
   int64_t since_sync = 0;
   auto sync = [&]() -> Status {
@@ -151,6 +160,28 @@ Status FanOutCommits(Files& files, const std::vector<PostFanOut>& posts, int gro
     since_sync = 0;
     return Status::Ok();
   };
+  // The held deliveries: per shard, (message, fans) in the order made.
+  std::map<int, std::vector<std::pair<Message, const FanBatch*>>> held;
+  int64_t held_jobs = 0;
+  auto apply_held = [&]() -> Status {
+    for (const auto& [shard, batches] : held) {
+      Db& db = *files[shard];
+      if (!db.Begin(false)) return db.Error();
+      size_t rows = 0;
+      for (const auto& [m, fans] : batches) {
+        if (!db.Add(m, false, *fans)) return db.Error();
+        rows += fans->size();
+      }
+      if (!db.Commit()) return db.Error();
+      Count(r, rows, false);
+      ++r->deferred;
+      unsynced.insert(shard);
+    }
+    since_sync += held_jobs;
+    held.clear();
+    held_jobs = 0;
+    return Status::Ok();
+  };
   for (size_t k = 0; k < posts.size(); ++k) {
     const PostFanOut& post = posts[k];
     Message m = MessageOf(k, post);
@@ -158,6 +189,11 @@ Status FanOutCommits(Files& files, const std::vector<PostFanOut>& posts, int gro
     if (!own.Transaction(m, true, post.own, true)) return own.Error();
     Count(r, post.own.size() + 1, true);
     for (const auto& [shard, fans] : post.far) {
+      if (hold > 0) {
+        held[shard].emplace_back(m, &fans);
+        ++held_jobs;
+        continue;
+      }
       if (!files[shard]->Transaction(m, false, fans, !defer)) return files[shard]->Error();
       Count(r, fans.size(), !defer);
       if (!defer) continue;
@@ -165,11 +201,17 @@ Status FanOutCommits(Files& files, const std::vector<PostFanOut>& posts, int gro
       ++since_sync;
       unsynced.insert(shard);
     }
+    if (hold > 0 && held_jobs >= hold) {
+      Status s = apply_held();
+      if (!s.ok()) return s;
+    }
     if (defer && since_sync >= group_commit) {
       Status s = sync();
       if (!s.ok()) return s;
     }
   }
+  Status s = apply_held();
+  if (!s.ok()) return s;
   return sync();
 }
 

@@ -9,7 +9,10 @@
 //                     a transaction of that shard without an fsync; once a post leaves
 //                     group_commit or more such transactions unsynced (at once when it is
 //                     0), one sync of each of those shards' WALs, and one more at the end —
-//                     what jobs/jobs.cc's group commit does. One file per shard.
+//                     what jobs/jobs.cc's group commit does; and as a group-committing
+//                     process holds deliveries back (GroupCommit::held_deliveries), the
+//                     other shards' fans of many posts (256 jobs' worth, at most
+//                     group_commit) in one transaction per shard. One file per shard.
 //   one txn per post  the same transactions, each with its own fsync: what a design that
 //                     makes every delivery durable at once costs (the shape the bench used
 //                     before group commit).

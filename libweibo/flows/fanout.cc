@@ -189,6 +189,36 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {
   for (int64_t user : fans) MaybeTrimInbox(target, user, row.msg_id, ctx.config().inbox_cap);
 }
 
+// Judged as ApplyDeliver will judge them, but for what the page checks anyway (a message
+// deleted since is skipped when the page resolves it): the reader must be among the job's
+// users (any tier) and still follow the author (an unfollow's undelivery may have run
+// already, and the delivery will re-check the follow). Few: a server holds at most
+// kMaxHeldDeliveries, of every target.
+std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader) {
+  auto& held = ctx.group_commit().held_deliveries;
+  auto it = held.find(own.index());
+  if (it == held.end()) return {};
+  auto holds = [reader](const Json& list) {
+    for (const Json& user : list)
+      if (user.get<int64_t>() == reader) return true;
+    return false;
+  };
+  std::vector<int64_t> ids;
+  std::map<int64_t, bool> follows;  // author -> whether reader follows
+  for (const HeldJob& job : it->second) {
+    const Json& p = job.payload;
+    if (!holds(p.at("users")) && !(p.contains("later") && holds(p.at("later")))) continue;
+    DeliverJob d = DeliverJob::Decode(p);
+    auto f = follows.find(d.author);
+    if (f == follows.end())
+      f = follows.emplace(d.author, HasRelation(own, reader, d.author, kFollowing)).first;
+    if (f->second) ids.push_back(d.msg_id);
+  }
+  std::sort(ids.rbegin(), ids.rend());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
 void ApplyPurge(Context& ctx, Shard& shard, const PurgeJob& p) {
   for (auto& [target, fans] : FansByShard(ctx, shard, p.author)) {
     UndeliverJob job{p.msg_id, std::move(fans)};

@@ -16,9 +16,11 @@ void Decoded(Context& ctx, Shard& target, const Json& payload) {
 }
 
 template <typename Job, void (*Apply)(Context&, Shard&, const Job&)>
-constexpr JobKind Kind(bool (*self_idempotent)(const Json&) = nullptr, bool target_only = false) {
+constexpr JobKind Kind(bool (*self_idempotent)(const Json&) = nullptr, bool target_only = false,
+                       bool held_for_reads = false) {
   JobKind kind{Job::kKind, Decoded<Job, Apply>, self_idempotent};
   kind.target_only = target_only;
+  kind.held_for_reads = held_for_reads;
   return kind;
 }
 
@@ -48,7 +50,7 @@ const JobKind kJobKinds[] = {
     Kind<FanRemoveJob, ApplyFanRemove>(),                                      // flows/follow.cc
     Kind<InboxMergeJob, ApplyInboxMerge>(),                                    // flows/follow.cc
     Kind<FanOutJob, ApplyFanOut>(),                                            // flows/fanout.cc
-    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain, true),                   // flows/fanout.cc
+    Kind<DeliverJob, ApplyDeliver>(DeliverJob::Plain, true, true),             // flows/fanout.cc
     Kind<PurgeJob, ApplyPurge>(),                                              // flows/fanout.cc
     Kind<UndeliverJob, ApplyUndeliver>(),                                      // flows/fanout.cc
     Merged<RefAddJob, ApplyRefAdd, ApplyRefAdds>(),                            // flows/refs.cc

@@ -253,6 +253,28 @@ Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor) {
   return s;
 }
 
+// Ids in memory, newest first: the deliveries a server holds for the reader (HeldInboxIds).
+Source ListSource(std::vector<int64_t> ids) {
+  auto list = std::make_shared<const std::vector<int64_t>>(std::move(ids));
+  auto below = [list](int64_t upper) {  // the first id below upper (0: unbounded)
+    return upper == 0 ? list->begin()
+                      : std::upper_bound(list->begin(), list->end(), upper,
+                                         [](int64_t u, int64_t id) { return id < u; });
+  };
+  Source s;
+  s.read = [list, below](int64_t upper, int64_t lower, int64_t n) {
+    std::vector<int64_t> out;
+    for (auto it = below(upper); it != list->end() && *it > lower && n > 0; ++it, --n)
+      out.push_back(*it);
+    return out;
+  };
+  s.newest = [list, below](int64_t upper) -> int64_t {
+    auto it = below(upper);
+    return it == list->end() ? 0 : *it;
+  };
+  return s;
+}
+
 // Read transactions held while one page is built: one BEGIN per shard the page reads, so
 // SQLite takes its WAL read lock once per shard instead of once per statement. Released
 // (a read-only COMMIT) before anything writes: NoteActivity's BEGIN IMMEDIATE and the jobs
@@ -315,6 +337,11 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   if (feed.HasInbox()) {
     home.floor = InboxFloor(own, reader);
     home.above.push_back(InboxSource(shards, reader, home.floor));
+    // What the inbox will hold once the deliveries this server holds back are applied
+    // (jobs/context.h, GroupCommit::held_deliveries): read from memory, so that a read
+    // through the server that took a post sees it without applying anything.
+    std::vector<int64_t> held = HeldInboxIds(ctx, own, reader);
+    if (!held.empty()) home.above.push_back(ListSource(std::move(held)));
   }
   bool pull_all = feed.PullsEveryFollowee();
   want_below = want_below && home.floor > 0;

@@ -35,11 +35,8 @@ void Context::Drain(int64_t (*drain)(Context&)) {
 void Context::LeftPending(const std::exception& cause) {
   int64_t pending = 0;
   // The jobs the server holds back on purpose (GroupCommit) are not left by the failure.
-  std::set<std::pair<int, int64_t>> held;
-  for (const JobRef& ref : group_commit().deferred) held.emplace(ref.shard, ref.local_id);
-  for (const JobRef& ref : group_commit().held_to_idle) held.emplace(ref.shard, ref.local_id);
   for (const JobRef& ref : created_) {
-    if (held.count({ref.shard, ref.local_id})) continue;
+    if (group_commit().Held(ref.shard, ref.local_id)) continue;
     try {
       JobRow row;
       if (GetJob(shards_.At(ref.shard), ref.local_id, &row) && row.state == 0) ++pending;

@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,12 +28,23 @@ struct JobRef {
   int64_t local_id;
 };
 
+// A job held back with its payload (GroupCommit::held_deliveries): a read answers from it
+// what the job will write once applied (flows/fanout.cc, HeldInboxIds).
+struct HeldJob {
+  JobRef ref;
+  Json payload;
+};
+
 // Jobs this process applied in transactions committed without an fsync (jobs.cc, "group
 // commit"): still pending in their source outboxes until their targets' WALs are synced.
 struct UnsyncedJobs {
   std::map<std::pair<int, int64_t>, int> jobs;  // (source shard, local id) -> target shard
   bool empty() const { return jobs.empty(); }
   bool count(int source, int64_t id) const { return jobs.count({source, id}) > 0; }
+  // How many of source's jobs below `below` are here.
+  int64_t CountBelow(int source, int64_t below) const {
+    return std::distance(jobs.lower_bound({source, 0}), jobs.lower_bound({source, below}));
+  }
 };
 
 // Group commit's state, one per open data directory: kept by the executor across its
@@ -56,6 +69,30 @@ struct GroupCommit {
   // (jobs.h), not at every pause between two requests.
   int64_t deferred_since_ms = 0;
   int64_t deferred_last_ms = 0;
+  // Deliveries to this process's other shards (JobKind::held_for_reads) held back the
+  // same way, by target shard, in the order made, and applied together, one transaction
+  // per target for many posts: before any op that is not known to commute with them
+  // (OpSpec::keeps_deliveries_held), when the server is idle (Executor::Idle: at least
+  // every 50 ms under load) or once kMaxHeldDeliveries are held (jobs.h,
+  // ApplyHeldDeliveries). Meanwhile a home timeline served here reads them from here.
+  std::map<int, std::vector<HeldJob>> held_deliveries;
+  size_t held_delivery_count = 0;
+  // The (source shard, local id) of every job in deferred, held_to_idle and
+  // held_deliveries, kept as they
+  // are held and released (Hold, Release), so that a drain's ordering check looks them
+  // up rather than rebuilding a set of up to 2 * kMaxDeferred per wave.
+  std::set<std::pair<int, int64_t>> held;
+  void Hold(std::vector<JobRef>& list, const JobRef& ref) {
+    list.push_back(ref);
+    held.emplace(ref.shard, ref.local_id);
+  }
+  void Release(const std::vector<JobRef>& refs) {
+    for (const JobRef& ref : refs) held.erase({ref.shard, ref.local_id});
+  }
+  bool Held(int source, int64_t id) const { return held.count({source, id}) > 0; }
+  int64_t HeldBelow(int source, int64_t below) const {
+    return std::distance(held.lower_bound({source, 0}), held.lower_bound({source, below}));
+  }
 };
 
 class Context {

@@ -295,26 +295,27 @@ std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
     newest_first[key.first] = std::max(newest_first[key.first], id);
   // Jobs this process applied and awaits the sync of (group commit) are pending too, but
   // were applied in order already: they are passed over, not applied again.
-  // So are the deferred counter deltas (GroupCommit::deferred): they commute with every
-  // other job, and are applied merged later.
-  const UnsyncedJobs& unsynced = ctx.group_commit().unsynced;
-  std::set<std::pair<int, int64_t>> deferred;
-  for (const JobRef& ref : ctx.group_commit().deferred) deferred.emplace(ref.shard, ref.local_id);
-  for (const JobRef& ref : ctx.group_commit().held_to_idle)
-    deferred.emplace(ref.shard, ref.local_id);
+  // So are the jobs held back (GroupCommit::held): counter deltas, which commute with
+  // every other job and are applied merged later, and index jobs held until idle.
+  const GroupCommit& group = ctx.group_commit();
+  const UnsyncedJobs& unsynced = group.unsynced;
   auto ours = [&](int source, int64_t id) {
-    return mine.count({source, id}) > 0 || unsynced.count(source, id) ||
-           deferred.count({source, id}) > 0;
+    return mine.count({source, id}) > 0 || unsynced.count(source, id) || group.Held(source, id);
   };
-  // One query per source shard: is any pending job below ours someone else's? Usually not.
-  std::set<int> behind;  // sources holding older pending jobs that are not ours
-  const int64_t known = static_cast<int64_t>(mine.size() + unsynced.jobs.size() + deferred.size());
+  // One count per source shard: is any pending job below ours someone else's? Usually
+  // not: then the pending jobs below are exactly ours, and the count says so without
+  // stepping through them (a server holds up to 2 * kMaxDeferred of its own). A job counted
+  // as ours is pending unless another process's drain applied it meanwhile; a count that
+  // a foreign job then evens out is the race every such check has with a concurrent
+  // writer (whose own drain applies its job next), not a leftover of a crash or --async,
+  // which this ordering is for.
+  std::set<int> behind;  // sources that may hold older pending jobs that are not ours
   for (const auto& [source, below] : newest_first) {
-    for (int64_t id : PendingJobIds(ctx.shards().At(source), below, known + 1))
-      if (!ours(source, id)) {
-        behind.insert(source);
-        break;
-      }
+    const int64_t own_below =
+        std::distance(mine.lower_bound({source, 0}), mine.lower_bound({source, below}));
+    const int64_t known =
+        own_below + unsynced.CountBelow(source, below) + group.HeldBelow(source, below);
+    if (CountPendingBelow(ctx.shards().At(source), below) != known) behind.insert(source);
   }
   std::vector<JobRow> out;
   std::set<std::pair<int, int>> held;
@@ -322,7 +323,7 @@ std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
     if (!behind.count(key.first)) continue;
     auto older = PendingJobsBefore(
         ctx.shards().At(key.first), key.second, below,
-        kCatchUp + 1 + static_cast<int64_t>(unsynced.jobs.size() + deferred.size()));
+        kCatchUp + 1 + static_cast<int64_t>(unsynced.jobs.size() + group.held.size()));
     std::vector<JobRow> todo;
     for (JobRow& job : older)
       if (!ours(job.source_shard, job.local_id)) todo.push_back(std::move(job));
@@ -355,15 +356,25 @@ int64_t DrainCreated(Context& ctx) {
       JobRow row;
       Shard& source = ctx.shards().At(created[next].shard);
       if (!GetJob(source, created[next].local_id, &row) || row.state != 0) continue;
+      if (group.defer_merged && row.target_shard != row.source_shard && !IsRemote(ctx, row)) {
+        const JobKind* kind = FindJobKind(row.kind);
+        if (kind != nullptr && kind->held_for_reads) {
+          group.held_deliveries[row.target_shard].push_back(
+              HeldJob{created[next], Json::parse(row.payload)});
+          group.held.emplace(row.source_shard, row.local_id);
+          ++group.held_delivery_count;
+          continue;
+        }
+      }
       if (group.defer_merged && row.target_shard == row.source_shard && HeldBack(row)) {
         if (FindJobKind(row.kind)->until_idle) {
-          group.held_to_idle.push_back(created[next]);
+          group.Hold(group.held_to_idle, created[next]);
           continue;
         }
         const int64_t now = SteadyMs();
         if (group.deferred.empty()) group.deferred_since_ms = now;
         group.deferred_last_ms = now;
-        group.deferred.push_back(created[next]);
+        group.Hold(group.deferred, created[next]);
         continue;
       }
       own.push_back(std::move(row));
@@ -376,6 +387,8 @@ int64_t DrainCreated(Context& ctx) {
   created.clear();
   if (group.deferred.size() >= kMaxDeferred) n += ApplyDeferredJobs(ctx);
   if (group.held_to_idle.size() >= kMaxDeferred) n += ApplyHeldToIdle(ctx);
+  if (group.held_delivery_count >= std::min(kMaxHeldDeliveries, std::max<size_t>(group.limit, 1)))
+    n += ApplyHeldDeliveries(ctx);
   if (!group.unsynced.empty() && group.unsynced.jobs.size() >= group.limit)
     SyncAppliedJobs(ctx.shards(), group);
   return n;
@@ -391,8 +404,9 @@ bool DeferredJobsDue(const GroupCommit& group) { return DeferredJobsDue(group, S
 
 namespace {
 
-// Applies the held-back jobs refs names (GroupCommit), merged, in one batch.
-int64_t ApplyHeld(Context& ctx, const std::vector<JobRef>& refs) {
+// Applies the held-back jobs refs names (GroupCommit), merged, in one batch (with group
+// commit for deliveries).
+int64_t ApplyHeld(Context& ctx, const std::vector<JobRef>& refs, bool group_commit = false) {
   std::vector<JobRow> rows;
   for (const JobRef& ref : refs) {
     JobRow row;
@@ -400,7 +414,7 @@ int64_t ApplyHeld(Context& ctx, const std::vector<JobRef>& refs) {
     if (GetJob(ctx.shards().At(ref.shard), ref.local_id, &row) && row.state == 0)
       rows.push_back(std::move(row));
   }
-  return rows.empty() ? 0 : ApplyBatch(ctx, rows, false);
+  return rows.empty() ? 0 : ApplyBatch(ctx, rows, group_commit);
 }
 
 }  // namespace
@@ -411,12 +425,37 @@ int64_t ApplyDeferredJobs(Context& ctx) {
   GroupCommit& group = ctx.group_commit();
   refs.insert(refs.end(), group.held_to_idle.begin(), group.held_to_idle.end());
   group.held_to_idle.clear();
+  group.Release(refs);
   return ApplyHeld(ctx, refs);
+}
+
+int64_t ApplyHeldDeliveries(Context& ctx, int target) {
+  GroupCommit& group = ctx.group_commit();
+  std::vector<JobRef> refs;
+  auto take = [&](std::vector<HeldJob>& list) {
+    for (const HeldJob& job : list) refs.push_back(job.ref);
+  };
+  if (target < 0) {
+    for (auto& [t, list] : group.held_deliveries) take(list);
+    group.held_deliveries.clear();
+  } else {
+    auto it = group.held_deliveries.find(target);
+    if (it == group.held_deliveries.end()) return 0;
+    take(it->second);
+    group.held_deliveries.erase(it);
+  }
+  if (refs.empty()) return 0;
+  group.held_delivery_count -= refs.size();
+  group.Release(refs);
+  int64_t n = ApplyHeld(ctx, refs, true);
+  if (!ctx.created_jobs().empty()) n += DrainCreated(ctx);  // the next tiers
+  return n;
 }
 
 int64_t ApplyHeldToIdle(Context& ctx) {
   std::vector<JobRef> refs;
   refs.swap(ctx.group_commit().held_to_idle);
+  ctx.group_commit().Release(refs);
   return ApplyHeld(ctx, refs);
 }
 
@@ -438,9 +477,10 @@ int64_t DrainAllPending(Context& ctx, bool keep_held) {
   // This process's applied, unsynced jobs first: synced and marked done, they are not
   // read back below as pending and applied again.
   SyncAppliedJobs(ctx.shards(), ctx.group_commit());
-  // The index jobs this server holds until it is idle: its own work in progress, applied
+  // The index jobs and deliveries this server holds: its own work in progress, applied
   // first and not counted, as a command applies its own before it returns.
   ApplyHeldToIdle(ctx);
+  ApplyHeldDeliveries(ctx);
   int64_t n = 0;
   // The deltas this server holds back: applied first, all together (the loop below takes
   // 256 pending jobs of a shard at a time, and would cost a hot message one UPDATE per

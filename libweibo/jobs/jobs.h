@@ -56,6 +56,17 @@ constexpr size_t kMaxDeferred = 4096;
 // returns how many. Executor::Idle() calls it, the search op before it reads, a drain
 // before it looks, ApplyDeferredJobs too, and DrainCreated once kMaxDeferred have gathered.
 int64_t ApplyHeldToIdle(Context& ctx);
+// Applies the deliveries a server holds back (GroupCommit::held_deliveries) for one
+// target shard, or for every target when target < 0, with group commit, and the jobs
+// they create (the next tiers); returns how many. A crash before loses nothing: they are
+// pending in their source outboxes, and each is applied as if it had never been held (a
+// delivery re-checks its readers and its message when it is applied: flows/fanout.cc).
+int64_t ApplyHeldDeliveries(Context& ctx, int target = -1);
+// How many deliveries a server holds at most (DrainCreated applies them then), and never
+// more than its group commit's limit: a home read served meanwhile looks through those of
+// its reader's shard, so they stay few — about 16 posts' worth on 16 shards, each
+// target's transaction then carrying 16 posts' rows.
+constexpr size_t kMaxHeldDeliveries = 256;
 // How long a server holds counter deltas back before Idle() (or a drain pass) applies them:
 // once none has come for kDeferredQuietMs (the burst is over), and at the latest once the
 // oldest is kDeferredHoldMs old, so a message liked without a pause, one request at a
@@ -102,6 +113,11 @@ struct JobKind {
   // another shard (a deliver job: inbox rows, its mark, the next tier's job on the same
   // shard). Group commit may then commit it without an fsync (jobs.cc).
   bool target_only = false;
+  // A target_only kind whose jobs for another shard of this process a server may hold
+  // back (GroupCommit::held_deliveries) and apply many requests' worth at once, one
+  // transaction per target: deliveries, which commute with every other job (they re-check
+  // the follow, the fan row and the message when applied, and a purge leaves a tombstone).
+  bool held_for_reads = false;
 };
 struct JobKinds {
   const JobKind* begin;

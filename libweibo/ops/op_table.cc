@@ -1,6 +1,9 @@
 // The operation table (weibo/ops.h): every operation with its arguments, home key,
 // command, handler and renderer. Arguments are listed in the order the command's --help
 // shows its options.
+#include <set>
+#include <string>
+
 #include "flows/flows.h"
 #include "ops/local.h"
 #include "render/text.h"
@@ -591,6 +594,14 @@ std::vector<OpSpec> Table() {
   for (auto& op : TokenOps()) ops.push_back(std::move(op));
   for (auto& op : SeedOps()) ops.push_back(std::move(op));
   for (auto& op : EntityOps()) ops.push_back(std::move(op));
+  // The commonest ops, which commute with held deliveries (OpSpec::keeps_deliveries_held):
+  // writes that make deliveries or counter jobs, follows (a delivery re-checks the follow
+  // when applied, and an inbox merge inserts what a delivery would), reads of messages and
+  // counters, and the home timeline, which applies its reader shard's.
+  static const std::set<std::string> kKeepHeld = {
+      "post", "repost", "comment",  "like",     "unlike",  "follow", "unfollow",
+      "show", "count",  "timeline", "comments", "reposts", "likes",  "user_add"};
+  for (auto& op : ops) op.keeps_deliveries_held = kKeepHeld.count(op.name) > 0;
   return ops;
 }
 

@@ -54,11 +54,13 @@ std::vector<JobRow> PendingJobs(Shard& shard, int64_t after_id, int64_t limit) {
   return rows;
 }
 
-std::vector<int64_t> PendingJobIds(Shard& shard, int64_t below, int64_t limit) {
-  Stmt& s = shard.Query(
-      "SELECT job_id FROM outbox WHERE state = 0 AND job_id < ? ORDER BY job_id LIMIT ?");
-  s.Bind(1, below).Bind(2, limit);
-  return s.Ints();
+int64_t CountPendingBelow(Shard& shard, int64_t below) {
+  Stmt& s = shard.Query("SELECT count(*) FROM outbox WHERE state = 0 AND job_id < ?");
+  s.Bind(1, below);
+  s.Step();
+  int64_t n = s.Int(0);
+  s.Reset();
+  return n;
 }
 
 std::vector<JobRow> PendingJobsBefore(Shard& shard, int target, int64_t below, int64_t limit) {

@@ -43,8 +43,9 @@ bool GetJob(Shard& shard, int64_t local_id, JobRow* row);
 std::vector<JobRow> PendingJobs(Shard& shard, int64_t limit);
 // The same, from the first pending job with an id above after_id.
 std::vector<JobRow> PendingJobs(Shard& shard, int64_t after_id, int64_t limit);
-// The ids of this shard's pending jobs below `below`, oldest first, at most limit.
-std::vector<int64_t> PendingJobIds(Shard& shard, int64_t below, int64_t limit);
+// How many of this shard's jobs below `below` are pending (one count over the pending
+// index, however many there are).
+int64_t CountPendingBelow(Shard& shard, int64_t below);
 // The pending jobs of this shard for one target shard with job ids below `below`, oldest
 // first, at most limit.
 std::vector<JobRow> PendingJobsBefore(Shard& shard, int target, int64_t below, int64_t limit);

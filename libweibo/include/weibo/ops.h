@@ -96,6 +96,11 @@ struct OpSpec {
   // needs a token of that user — with write scope when the op writes — and any other op
   // a token with read scope.
   bool admin = false;
+  // Runs while a server holds deliveries back (jobs/context.h, GroupCommit::held_deliveries)
+  // without applying them first: it reads no inbox row and writes nothing a held delivery
+  // must precede (a home timeline applies those of its reader's shard itself). Every other
+  // op a server runs applies them all first. Set in the table's last pass (op_table.cc).
+  bool keeps_deliveries_held = false;
 };
 
 const std::vector<OpSpec>& Operations();

@@ -458,6 +458,51 @@ TEST_CASE("jobs: group commit shows deliveries at once and marks their jobs done
   CHECK(report.at("ok") == true);
 }
 
+// A group-committing process holds deliveries to other shards back (GroupCommit::
+// held_deliveries): not applied by the post, shown from memory by its home reads, applied
+// together when it is idle, before an op that does not keep them held, or once enough
+// are held; each still re-checks the follow when it is applied.
+int64_t InboxRowsOnDisk(Cluster& c, int64_t user) {
+  RawDb db(c.ShardPath(static_cast<int>(user % c.shards())));
+  return db.Int("SELECT count(*) FROM msg_index WHERE user_id = " + std::to_string(user));
+}
+
+TEST_CASE("jobs: a server holds deliveries back, reads them from memory, applies them together") {
+  ClusterOptions options{4, "push"};
+  options.group_commit = 1000;
+  Cluster c(options);
+  int64_t alice = 0;
+  std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
+  int64_t one = c.Post(alice, "one"), two = c.Post(alice, "two");
+  CHECK(PendingOnAll(c) == 6);  // held: two posts, three other shards
+  for (int64_t fan : fans) {
+    // On disk only the fan on alice's shard has them (the post's own transaction).
+    CHECK(InboxRowsOnDisk(c, fan) == (fan % 4 == alice % 4 ? 2 : 0));
+    CHECK(c.TimelineIds(fan) == std::vector<int64_t>{two, one});
+  }
+  // A fan on another shard unfollows while the posts' deliveries to him are held: neither
+  // the read from memory nor the deliveries applied later show them to him.
+  int64_t three = c.Post(alice, "three");
+  int64_t gone = fans[0] % 4 != alice % 4 ? fans[0] : fans[1];
+  c.Unfollow(gone, alice);
+  CHECK(c.TimelineIds(gone).empty());
+  // An op that does not keep them held (user list) applies them first, without the sync.
+  c.Run("user_list");
+  CHECK(PendingOnAll(c) == 9);  // applied, waiting for their sync
+  for (int64_t fan : fans)
+    if (fan != gone) {
+      CHECK(InboxRowsOnDisk(c, fan) == 3);
+      CHECK(c.TimelineIds(fan) == std::vector<int64_t>{three, two, one});
+    }
+  CHECK(InboxRowsOnDisk(c, gone) == 0);
+  c.executor().Idle();
+  CHECK(PendingOnAll(c) == 0);
+  CHECK(c.TimelineIds(gone).empty());
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+}
+
 TEST_CASE("jobs: group commit defers tiered deliveries too, and marks them done after the sync") {
   ClusterOptions options{4, "push"};
   options.group_commit = 1000;
@@ -486,7 +531,7 @@ TEST_CASE("jobs: group commit syncs once enough deliveries have gathered, and at
   FansOnEveryShard(c, &alice);
   c.Post(alice, "one");
   CHECK(PendingOnAll(c) == 3);
-  c.Post(alice, "two");  // 6 >= 5: this drain syncs all of them
+  c.Post(alice, "two");  // 6 >= 5 held: applied, and then synced, all of them
   CHECK(PendingOnAll(c) == 0);
   c.Post(alice, "three");
   CHECK(PendingOnAll(c) == 3);
@@ -514,6 +559,9 @@ TEST_CASE(
     bool ok = true;
     for (int i = 0; i < 3; ++i)
       ok = ok && executor->Execute(Request{"post", Json{{"user", alice}, {"content", "x"}}}).ok();
+    // The posts' deliveries are held back (GroupCommit::held_deliveries); an op that does
+    // not keep them held applies them, without the sync.
+    ok = ok && executor->Execute(Request{"user_list", Json::object()}).ok();
     _exit(ok ? 0 : 1);
   }
   int status = 0;
