@@ -158,9 +158,12 @@ int Node::Home(const std::string& body) {
            .ok())
     return -1;
   try {
-    return HomeShard(wire.request, shards_.count(), [this](const std::string& name) {
-      return LookupName(shards_.At(shards_.ShardOfName(name)), name);
-    });
+    return HomeShard(
+        wire.request, shards_.count(),
+        [this](const std::string& name) {
+          return LookupName(shards_.At(shards_.ShardOfName(name)), name);
+        },
+        [this](int64_t msg_id) { return shards_.MsgShardIndex(msg_id); });
   } catch (const std::exception&) {
     return -1;
   }

@@ -23,14 +23,15 @@ int ShardOfUser(const Json& user, int count, const NameResolver& resolve) {
   return static_cast<int>(std::stoll(text) % count);
 }
 
-int ShardOfMsg(const Json& msg, int count) {
+int ShardOfMsg(const Json& msg, int count, const MsgPlacer& place) {
   int64_t id = msg.is_number_integer() ? msg.get<int64_t>() : std::stoll(msg.get<std::string>());
-  return static_cast<int>(id % count);
+  return place ? place(id) : static_cast<int>(id % count);
 }
 
 }  // namespace
 
-int HomeShard(const Request& request, int count, const NameResolver& resolve) {
+int HomeShard(const Request& request, int count, const NameResolver& resolve,
+              const MsgPlacer& place) {
   if (count <= 0) return -1;
   const OpSpec* op = FindOperation(request.op);
   if (op == nullptr) return -1;
@@ -40,7 +41,7 @@ int HomeShard(const Request& request, int count, const NameResolver& resolve) {
       case HomeKey::kName:
         return ShardOfName(args.at("name").get<std::string>(), count);
       case HomeKey::kMessage:
-        return ShardOfMsg(args.at("msg"), count);
+        return ShardOfMsg(args.at("msg"), count, place);
       case HomeKey::kUser:
         return ShardOfUser(args.at("user"), count, resolve);
       case HomeKey::kToken:  // a malformed token has none: any node says token_invalid

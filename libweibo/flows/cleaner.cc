@@ -150,11 +150,15 @@ class Sweep {
 
   void CheckRow(const IndexSpec& index, Shard& shard, const IndexRow& row) {
     const int count = ctx_.shards().count();
+    // A message's entity is where the message is (the strategy's placement, a lookup under
+    // uid-mapping); any other entity by its route key mod N.
+    const int64_t msg = MessageOfEntity(row.entity_id);
     auto entity =
-        row.entity_id.size() == kEntityIdSize
-            ? GetEntity(ctx_.shards().At(static_cast<int>(EntityRouteKey(row.entity_id) % count)),
-                        row.entity_id)
-            : std::nullopt;
+        row.entity_id.size() != kEntityIdSize ? std::nullopt
+        : msg != 0
+            ? GetEntity(ctx_.shards().ForMsg(msg), row.entity_id)
+            : GetEntity(ctx_.shards().At(static_cast<int>(EntityRouteKey(row.entity_id) % count)),
+                        row.entity_id);
     std::optional<IndexPlacement> place;
     if (entity) place = PlaceIndexRow(index, entity->body, count);
     if (place && place->value == row.value && place->shard == shard.index()) return;

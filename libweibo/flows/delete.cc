@@ -7,9 +7,10 @@
 // row gone, comment_count or transfer_count - 1; commented_count and transferred_count never
 // drop); for an original or repost, purge, which removes the pushed inbox rows of every
 // follower shard; for a message with text, search_index, which drops it from the search
-// index (flows/search.cc). Until a purge is done, readers skip inbox rows whose message is
-// gone, so a deleted message is never shown. Comments and reposts of it stay and show it as
-// deleted by its author. A request with an id records it in that transaction
+// index (flows/search.cc); under uid-mapping, tid_map, which marks its mapping deleted
+// (flows/placement.cc) when that is on another shard. Until a purge is done, readers skip inbox
+// rows whose message is gone, so a deleted message is never shown. Comments and reposts of it stay
+// and show it as deleted by its author. A request with an id records it in that transaction
 // (tables/request_log.h); the same id again gets the same reply, not not_found.
 #include "flows/entities.h"
 #include "flows/flows.h"
@@ -52,6 +53,7 @@ Json Delete(Context& ctx, const Json& args) {
   DeleteInbox(shard, msg.user_id, msg.id);
   RemoveEntity(ctx, shard, MessageEntityId(msg.id));  // its attributes and their index rows
   AddUserCounts(shard, msg.user_id, -1, 0, 0);
+  RecordPlacement(ctx, shard, msg.id, msg.user_id, true);  // uid-mapping: tid_map's mark
   if (msg.type != kOriginal)
     Enqueue(ctx, shard, ctx.shards().MsgShardIndex(msg.ref_msg_id),
             RefRemoveJob{msg.type, msg.user_id, msg.id, msg.ref_msg_id});

@@ -141,7 +141,8 @@ bool MessageGone(Context& ctx, int64_t msg_id) {
 void MergeIntoInbox(Context& ctx, Shard& target, int64_t user, int64_t author,
                     const std::vector<MergeItem>& items) {
   for (const MergeItem& item : items) {
-    if (MessageGone(ctx, item.msg_id)) continue;  // deleted since the snapshot
+    ctx.shards().KnowAuthor(item.msg_id, author);  // uid-mapping: no lookup, no race with it
+    if (MessageGone(ctx, item.msg_id)) continue;   // deleted since the snapshot
     DeliverInbox(target, {user, item.msg_id, author, item.time});
     MaybeTrimInbox(target, user, item.msg_id, ctx.config().inbox_cap);
   }

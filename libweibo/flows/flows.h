@@ -5,6 +5,7 @@
 #ifndef WEIBO_FLOWS_FLOWS_H_
 #define WEIBO_FLOWS_FLOWS_H_
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -23,6 +24,19 @@ void ApplyUserCreate(Context& ctx, Shard& target, const UserCreateJob& job);
 void ApplyFanAdd(Context& ctx, Shard& target, const FanAddJob& job);
 void ApplyFanRemove(Context& ctx, Shard& target, const FanRemoveJob& job);
 void ApplyInboxMerge(Context& ctx, Shard& target, const InboxMergeJob& job);
+
+// flows/placement.cc: a new message's tid_map row under uid-mapping (nothing otherwise), in
+// its author's shard's open transaction; and the job that writes it on another shard.
+// deleted: the message is being deleted, its row is marked so.
+void RecordPlacement(Context& ctx, Shard& shard, int64_t msg_id, int64_t user_id,
+                     bool deleted = false);
+void ApplyTidMap(Context& ctx, Shard& target, const TidMapJob& job);
+// fsck's tid_map check (uid-mapping; none under the other strategies), both ways: every
+// message, live or archived (msg id -> author), has its row on shard tid mod N naming its
+// author and not marked deleted; every row not marked deleted has its message; no row is
+// on another shard. A pending tid_map job excuses what it will write. Its violations,
+// repaired when repair (run before the checks that find messages through the mapping).
+Json CheckTidMap(Context& ctx, const std::map<int64_t, int64_t>& authors, bool repair);
 
 // flows/import.cc: the bulk follow of import and weibo-follow --from-file
 struct FollowEdge {

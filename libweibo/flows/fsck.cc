@@ -205,9 +205,14 @@ class Checker {
 std::string S(int64_t v) { return std::to_string(v); }
 
 // The file that holds a message's rows: its archive when the snapshot found them there.
+// Placed by the snapshot's author when it has the message: no tid_map lookup (uid-mapping).
 Shard& FileOf(Context& ctx, const Snapshot& s, int64_t msg_id) {
-  if (s.archived.count(msg_id)) return *ArchiveOfMsg(ctx, msg_id);
-  return ctx.shards().ForMsg(msg_id);
+  ShardSet& shards = ctx.shards();
+  auto m = s.msgs.find(msg_id);
+  const int index = m == s.msgs.end() ? shards.MsgShardIndex(msg_id)
+                                      : shards.MsgShardIndexOf(msg_id, m->second.user_id);
+  if (s.archived.count(msg_id)) return *shards.ArchiveAt(index);
+  return shards.At(index);
 }
 
 // Messages both live and archived (flows/archive.h): reported, one line a shard; repair
@@ -458,8 +463,11 @@ void CheckClock(Context& ctx, Checker& c, const Snapshot& s) {
     for (auto [gene, last] : ahead) {
       // The lowest the sequence may go: no id is handed out twice.
       int64_t lowest = HighestMsgIdOfGene(shard, gene);
-      std::string detail = shard.name() + ": the id sequence of gene " + S(gene) + " is at " +
-                           FormatTime(GeneIdTimeMs(last)) + at;
+      // kPlainSeqKey: the sequence of the shard's ids without a gene (uid-mapping).
+      std::string detail =
+          shard.name() + ": the id sequence of " +
+          (gene == kPlainSeqKey ? std::string("the shard's plain ids") : "gene " + S(gene)) +
+          " is at " + FormatTime(GeneIdTimeMs(last)) + at;
       if (lowest > last_id_now) {
         c.Report("clock", detail + "; message " + S(lowest) + " holds it there");
         continue;
@@ -534,7 +542,7 @@ void CheckSearch(Context& ctx, Checker& c, const Snapshot& s) {
     }
     int64_t missing = 0, stale = 0;
     for (const auto& [id, m] : s.msgs) {
-      if (ctx.shards().MsgShardIndex(id) != i || pending.count(id)) continue;
+      if (ctx.shards().MsgShardIndexOf(id, m.user_id) != i || pending.count(id)) continue;
       const std::string text = IndexedText(m);
       auto it = indexed.find(id);
       if (it == indexed.end()) {
@@ -565,6 +573,11 @@ Json Fsck(Context& ctx, const Json& args) {
   CheckStorage(ctx, c, repair);
   Snapshot s = Load(ctx);
   if (CheckArchive(ctx, c, s)) s = Load(ctx);
+  // uid-mapping: the mapping first, so that what the checks below find (and repair)
+  // through it is where the message is.
+  std::map<int64_t, int64_t> authors;
+  for (const auto& [id, m] : s.msgs) authors.emplace(id, m.user_id);
+  for (const auto& v : CheckTidMap(ctx, authors, repair)) c.Add(v);
   CheckRelations(ctx, c, s);
   if (repair) s = Load(ctx);  // recount what the relation repairs changed
   CheckUserCounts(ctx, c, s);

@@ -62,6 +62,7 @@ const JobKind kJobKinds[] = {
     Kind<AppEventJob, ApplyAppEvent>(),                                        // flows/tokens.cc
     Merged<SearchIndexJob, ApplySearchIndex, ApplySearchIndexes>(true, true),  // flows/search.cc
     Kind<IndexRowJob, ApplyIndexRow>(),                                        // flows/entities.cc
+    Kind<TidMapJob, ApplyTidMap>(),                                            // flows/placement.cc
 };
 
 const JobKinds kTable{std::begin(kJobKinds), std::end(kJobKinds)};

@@ -196,6 +196,16 @@ Json SearchIndexJob::Encode() const { return Json{{"msg", msg_id}}; }
 
 SearchIndexJob SearchIndexJob::Decode(const Json& j) { return {j.at("msg").get<int64_t>()}; }
 
+Json TidMapJob::Encode() const {
+  Json j{{"msg", msg_id}, {"user", user_id}};
+  if (deleted) j["deleted"] = true;
+  return j;
+}
+
+TidMapJob TidMapJob::Decode(const Json& j) {
+  return {j.at("msg").get<int64_t>(), j.at("user").get<int64_t>(), j.value("deleted", false)};
+}
+
 Json IndexRowJob::Encode() const {
   return Json{{"index", index}, {"value", value}, {"entity", entity}, {"remove", remove}};
 }

@@ -217,6 +217,17 @@ struct IndexRowJob {
   static IndexRowJob Decode(const Json& j);
 };
 
+// flows/placement.cc (strategy uid-mapping): the tid_map row of a new message, or its
+// deleted mark, on shard tid mod N when that is not its author's.
+struct TidMapJob {
+  static constexpr const char* kKind = "tid_map";
+  int64_t msg_id = 0;
+  int64_t user_id = 0;
+  bool deleted = false;  // the message was deleted
+  Json Encode() const;
+  static TidMapJob Decode(const Json& j);
+};
+
 // Writes a job into source's open transaction (Context::Enqueue) under its payload's kind.
 template <typename Job>
 void Enqueue(Context& ctx, Shard& source, int target, const Job& job) {

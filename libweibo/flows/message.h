@@ -11,7 +11,8 @@
 
 namespace weibo {
 
-// In the author's shard's open transaction: allocates the gene id and writes msg_info, an
+// In the author's shard's open transaction: allocates the id (a gene id, or a plain one
+// and its tid_map row under uid-mapping: flows/placement.cc) and writes msg_info, an
 // empty msg_counter row, msg_count + 1 and the author's own inbox row (seed 000 flows 2-4,
 // steps 1-3). Returns the row with its id.
 MsgRow WriteMessage(Context& ctx, Shard& shard, MsgRow row);

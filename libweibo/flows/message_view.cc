@@ -77,7 +77,10 @@ void MessageView::Prefetch(const std::vector<int64_t>& msg_ids) {
   std::vector<int64_t> roots;
   for (int64_t id : msg_ids) {
     const auto& row = rows_[id];
-    if (row && row->msg.root_msg_id != 0) roots.push_back(row->msg.root_msg_id);
+    if (row && row->msg.root_msg_id != 0) {
+      ctx_.shards().KnowAuthor(row->msg.root_msg_id, row->msg.root_user_id);  // no lookup
+      roots.push_back(row->msg.root_msg_id);
+    }
   }
   Load(roots);
 }

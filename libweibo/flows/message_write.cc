@@ -13,8 +13,9 @@ namespace weibo {
 
 MsgRow WriteMessage(Context& ctx, Shard& shard, MsgRow row) {
   row.time = ctx.now();
-  row.id = NextGeneId(shard, row.user_id, row.time);
+  row.id = NextMsgId(shard, row.user_id, row.time, ctx.shards().GeneIds());
   InsertMsg(shard, row);
+  RecordPlacement(ctx, shard, row.id, row.user_id);
   InsertAuthorFeed(shard, row.user_id, row.id, row.type);
   InitCounter(shard, row.id);
   AddUserCounts(shard, row.user_id, 1, 0, 0);

@@ -149,8 +149,10 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
       if (part > top) continue;           // above the cursor
       if (PartEnd(part) <= lower) break;  // the whole week is below the window
       for (int64_t id : ReadAuthorPart(shard, author, part, !own, upper, lower,
-                                       n - static_cast<int64_t>(ids.size())))
+                                       n - static_cast<int64_t>(ids.size()))) {
+        shards.KnowAuthor(id, author);  // uid-mapping: found by its author, no lookup
         ids.push_back(id);
+      }
       if (static_cast<int64_t>(ids.size()) >= n) break;
     }
     return ids;
@@ -190,11 +192,13 @@ Source ScanSource(ShardSet& shards, Shard& shard, std::vector<int64_t> authors, 
   state->authors = std::move(authors);
   Source s;
   s.partitioned = true;
-  s.read = [&shard, state, ceiling](int64_t upper, int64_t lower, int64_t n) {
+  s.read = [&shards, &shard, state, ceiling](int64_t upper, int64_t lower, int64_t n) {
     std::vector<int64_t> ids;
     if (n <= 0) return ids;
     ScanAuthorPosts(shard, Clamp(upper, ceiling), lower, [&](int64_t id, int64_t author) {
-      if (state->Keeps(author)) ids.push_back(id);
+      if (!state->Keeps(author)) return true;
+      shards.KnowAuthor(id, author);
+      ids.push_back(id);
       return static_cast<int64_t>(ids.size()) < n;
     });
     return ids;
@@ -241,8 +245,10 @@ Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor) {
   s.read = [&shards, reader, floor](int64_t upper, int64_t lower, int64_t n) {
     std::vector<int64_t> ids;
     for (const auto& r :
-         ReadInbox(shards.ForUser(reader), reader, upper, std::max(lower, floor - 1), n))
+         ReadInbox(shards.ForUser(reader), reader, upper, std::max(lower, floor - 1), n)) {
+      shards.KnowAuthor(r.msg_id, r.author_id);  // the inbox row names the author
       ids.push_back(r.msg_id);
+    }
     return ids;
   };
   s.newest = [&shards, reader, floor](int64_t upper) -> int64_t {

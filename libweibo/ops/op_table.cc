@@ -105,9 +105,9 @@ std::vector<ArgSpec> InitArgs() {
       {"shards", A::kPage, false, "shard count, a power of two from 1 to 256", nullptr, d.shards},
       {"feed", A::kString, false, "feed mode: push, pull or hybrid", nullptr, d.feed},
       {"page_size", A::kPage, false, "comments and reposts per fixed page", nullptr, d.page_size},
-      // uid-mapping and tid (SPEC §2) are named, and refused, until they are built.
-      {"strategy", A::kString, false, "message sharding: only gene in this build", nullptr,
-       d.strategy},
+      // tid (SPEC §2) is named, and refused, until it is built.
+      {"strategy", A::kString, false, "message sharding: gene or uid-mapping (tid: not yet)",
+       nullptr, d.strategy},
       {"inbox_cap", A::kPage, false, "push inbox rows kept per user", nullptr, d.inbox_cap},
       {"celebrity_threshold", A::kPage, false, "hybrid: fans from which an author is pulled",
        nullptr, d.celebrity_threshold},

@@ -39,6 +39,41 @@ int64_t NextGeneId(Shard& shard, int64_t author, int64_t now_ms) {
   return id;
 }
 
+int64_t NextPlainId(Shard& shard, int64_t now_ms) {
+  Stmt& get = shard.Query("SELECT last_id FROM msg_seq WHERE low8 = ?");
+  get.Bind(1, kPlainSeqKey);
+  const int64_t last = get.Step() ? get.Int(0) : -1;
+  get.Reset();
+  const int64_t worker = static_cast<int64_t>(shard.index()) << 8;
+  int64_t ms = std::clamp<int64_t>(now_ms, kGeneEpochMs, kGeneLatestMs) - kGeneEpochMs;
+  int64_t seq = 0, turn = 0;
+  if (last >= 0) {
+    turn = ((last & 0xff) + 1) & 0xff;
+    if (ms <= last >> 22) {  // the clock has not passed the last id's millisecond: after it
+      ms = last >> 22;
+      seq = ((last >> 16) & 0x3f) + (turn == 0 ? 1 : 0);
+      if (seq > 0x3f) {
+        seq = 0;
+        ++ms;
+      }
+    }
+  }
+  if (ms > kGeneLatestMs - kGeneEpochMs)
+    Fail(Code::kStorageError, shard.name() +
+                                  ": message ids are used up to the end of the id range: a "
+                                  "clock moved the sequence ahead; weibo-fsck --repair resets it");
+  const int64_t id = (ms << 22) | (seq << 16) | worker | turn;
+  shard.Query("INSERT OR REPLACE INTO msg_seq(low8, last_id) VALUES (?, ?)")
+      .Bind(1, kPlainSeqKey)
+      .Bind(2, id)
+      .Run();
+  return id;
+}
+
+int64_t NextMsgId(Shard& shard, int64_t author, int64_t now_ms, bool gene) {
+  return gene ? NextGeneId(shard, author, now_ms) : NextPlainId(shard, now_ms);
+}
+
 std::vector<std::pair<int64_t, int64_t>> SequencesAbove(Shard& shard, int64_t id) {
   Stmt& s = shard.Query("SELECT low8, last_id FROM msg_seq WHERE last_id > ?");
   s.Bind(1, id);

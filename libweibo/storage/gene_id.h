@@ -38,6 +38,24 @@ int64_t GeneIdFloor(int64_t now_ms, int64_t author);
 // Failure(storage_error) when the gene's sequence has reached the end of the id range
 // (a sequence pushed into the future by a bad clock: weibo-fsck --repair resets it).
 int64_t NextGeneId(Shard& shard, int64_t author, int64_t now_ms);
+// Ids without the gene, for the strategies that do not place by it (uid-mapping; seed 003's
+// "distributed id" of its first two schemes):
+//
+//   bit 62..22  milliseconds since 2020-01-01, as a gene id's
+//   bit 21..16  sequence within the millisecond (6 bits)
+//   bit 15..8   the allocating shard: a Snowflake-style worker id, which keeps the ids of
+//               different shards apart without coordination; placement never reads it
+//   bit  7..0   a counter that keeps turning from one id to the next, across milliseconds,
+//               so id mod N cycles through every shard rather than naming the author's
+//
+// Allocated inside the allocating shard's write transaction from its msg_seq row
+// kPlainSeqKey: the next id is the counter's next value in the last id's millisecond (a
+// full sequence borrows the next millisecond), or the clock's millisecond when that is
+// later. So these ids too never repeat, always grow and never wait.
+constexpr int64_t kPlainSeqKey = 256;  // msg_seq's key for them: no gene is 256
+int64_t NextPlainId(Shard& shard, int64_t now_ms);
+// The id of a new message of author: a gene id, or a plain one when gene is false.
+int64_t NextMsgId(Shard& shard, int64_t author, int64_t now_ms, bool gene);
 // msg_seq rows whose last id is above id: (gene, last id), for weibo-fsck's clock check.
 std::vector<std::pair<int64_t, int64_t>> SequencesAbove(Shard& shard, int64_t id);
 // Sets a gene's last id; 0 forgets the gene (its next id is the clock's first).

@@ -181,6 +181,15 @@ CREATE TABLE entities(
 CREATE INDEX entities_by_updated ON entities(updated, added_id);
 CREATE TABLE cleaner_progress(task TEXT PRIMARY KEY, cursor TEXT NOT NULL) WITHOUT ROWID;
 )sql",
+    // 14 (issue 14): the uid-mapping strategy's t_mapping of seed 003 (storage/shard_set.h,
+    //     MsgShardIndex): tid -> uid, on shard tid mod N, written when the message is made
+    //     (flows/placement.cc); deleted = 1 once the message is deleted: the row stays,
+    //     since the comments and reposts of a deleted message stay on its shard and are
+    //     still found through it. Empty under the other strategies.
+    R"sql(
+CREATE TABLE tid_map(tid INTEGER PRIMARY KEY, uid INTEGER NOT NULL,
+                     deleted INTEGER NOT NULL DEFAULT 0);
+)sql",
 };
 
 // The search files (search-NN.db, SPEC §7): derived data, rebuilt from msg_info at will

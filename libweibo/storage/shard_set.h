@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "storage/files.h"
@@ -74,15 +75,41 @@ class ShardSet {
   // Placement (SPEC §2, seed 003): the shard holding a message's own rows — msg_info,
   // msg_counter, the relation rows of its comments and reposts, its entity, its search and
   // archive rows. Every caller asks here, never msg mod N itself, so the strategy decides
-  // in one place. Under gene the id alone says it (the gene is the author's low 8 bits: the
-  // author's shard too), with no lookup: this must stay as cheap as the modulo it is.
-  int MsgShardIndex(int64_t msg_id) const { return static_cast<int>(msg_id % count()); }
+  // in one place:
+  //   gene         msg mod N, from the id alone (the gene is the author's low 8 bits: the
+  //                author's shard too). No lookup: as cheap as the modulo it is.
+  //   uid-mapping  the author's shard, found by one lookup of tid_map (tid -> uid) on the
+  //                mapping's shard, tid mod N (TidMapShardIndex); a message whose mapping
+  //                row is not there (yet: it travels through the outbox) is on no shard,
+  //                and its mapping's shard is answered, where it is not found.
+  int MsgShardIndex(int64_t msg_id) {
+    const int by_id = static_cast<int>(msg_id % count());
+    return mapped_ ? MappedShardIndex(msg_id, by_id) : by_id;
+  }
   Shard& ForMsg(int64_t msg_id) { return At(MsgShardIndex(msg_id)); }
   // The archive of the message's shard, or nullptr when that shard has none (ArchiveAt).
   Shard* ArchiveForMsg(int64_t msg_id) { return ArchiveAt(MsgShardIndex(msg_id)); }
   // The one shard holding every message author writes (an author's list, search by
-  // --author): under gene the author's shard.
+  // --author): the author's shard under gene and uid-mapping.
   int AuthorMsgShardIndex(int64_t author) const { return static_cast<int>(author % count()); }
+  // uid-mapping: a placement the caller knows without the lookup — a timeline's row names
+  // its message's author (inbox, author outbox), as the seed's reads by uid do. Kept, with
+  // the lookups' answers, in a bounded cache MsgShardIndex reads first: a mapping never
+  // changes once written (seed 003: such a cache's hit rate is very high). Nothing under
+  // gene.
+  void KnowAuthor(int64_t msg_id, int64_t author) {
+    if (mapped_) Remember(msg_id, MsgShardIndexOf(msg_id, author));
+  }
+  // MsgShardIndex of a message whose author the caller knows (weibo-fsck's snapshot):
+  // never a lookup, whatever tid_map holds.
+  int MsgShardIndexOf(int64_t msg_id, int64_t author) const {
+    return static_cast<int>((mapped_ ? author : msg_id) % count());
+  }
+  // uid-mapping: whether messages are placed through tid_map, and the shard of tid's row.
+  bool UsesTidMap() const { return mapped_; }
+  int TidMapShardIndex(int64_t msg_id) const { return static_cast<int>(msg_id % count()); }
+  // Whether message ids carry the author's gene (NextMsgId, storage/gene_id.h).
+  bool GeneIds() const { return !mapped_; }
   int ShardOfName(const std::string& name) const;
   // The search file of shard index (search-NN.db, SPEC §7): derived data fed by the outbox
   // (flows/search.cc), created empty at its first use — a cluster made by an older build
@@ -112,6 +139,9 @@ class ShardSet {
 
  private:
   std::string ShardPath(int index) const;
+  // uid-mapping's lookup: tid_map on shard by_id, the author's shard or by_id when none.
+  int MappedShardIndex(int64_t msg_id, int by_id);
+  void Remember(int64_t msg_id, int shard);
   std::string dir_;
   ClusterLock lock_;  // shared, from before cluster.json is read until the shards close
   ClusterConfig config_;
@@ -122,10 +152,12 @@ class ShardSet {
   int64_t archive_stamp_ = -1;                   // archive.json's FileStamp when read
   int64_t archived_below_ = 0;
   ExplainLog* explain_log_;
+  bool mapped_ = false;                      // strategy uid-mapping
+  std::unordered_map<int64_t, int> placed_;  // uid-mapping: msg id -> shard, known or looked up
 };
 
 // --strategy's check (weibo-init, weibo-explain): Failure(invalid_argument) for a name
-// other than gene, uid-mapping and tid, and for the two this build does not route by yet.
+// other than gene, uid-mapping and tid, and for tid, which this build does not place by yet.
 void CheckStrategy(const std::string& strategy);
 
 std::string ShardFileName(int index, int count);

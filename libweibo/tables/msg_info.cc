@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "storage/gene_id.h"
 #include "storage/shard.h"
 
 namespace weibo {
@@ -112,8 +113,11 @@ std::vector<int64_t> NewestOriginals(Shard& shard, int64_t limit) {
 }
 
 int64_t HighestMsgIdOfGene(Shard& shard, int64_t gene) {
-  Stmt& s = shard.Query("SELECT max(msg_id) FROM msg_info WHERE msg_id % 256 = ?");
-  s.Bind(1, gene);
+  // Plain ids (uid-mapping) carry the shard that made them in bits 15..8 instead.
+  const bool plain = gene == kPlainSeqKey;
+  Stmt& s = shard.Query(plain ? "SELECT max(msg_id) FROM msg_info WHERE (msg_id >> 8) & 255 = ?"
+                              : "SELECT max(msg_id) FROM msg_info WHERE msg_id % 256 = ?");
+  s.Bind(1, plain ? int64_t{shard.index()} : gene);
   int64_t id = s.Step() ? s.Int(0) : 0;
   s.Reset();
   return id;

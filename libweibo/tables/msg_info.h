@@ -52,7 +52,8 @@ std::vector<MsgRow> AuthorMessages(Shard& shard, int64_t user, int64_t max_id, i
 std::vector<MsgRow> AllMsgs(Shard& shard);
 // The ids of the newest originals on the shard, newest first (weibo-discover's pool).
 std::vector<int64_t> NewestOriginals(Shard& shard, int64_t limit);
-// The highest id of the messages whose id ends in gene (id mod 256); 0 when none.
+// The highest id of the messages whose id ends in gene (id mod 256); for kPlainSeqKey
+// (storage/gene_id.h), of the plain ids this shard made; 0 when none.
 int64_t HighestMsgIdOfGene(Shard& shard, int64_t gene);
 
 }  // namespace weibo

@@ -3,7 +3,12 @@
 # exactly as the embedded one"): a golden scenario, every command sent to the broker of a
 # 3-node cluster, prints its golden byte for byte.
 #
-#   golden_parity.sh BIN_DIR RUN_GOLDEN_SH SCENARIO.sh
+#   golden_parity.sh BIN_DIR RUN_GOLDEN_SH SCENARIO.sh [STRATEGY]
+#
+# With STRATEGY the cluster is made with weibo-init --strategy STRATEGY and the transcript
+# is compared as `weibo-golden --strategy STRATEGY run` compares it (ids normalised, or the
+# scenario's STRATEGY golden): under uid-mapping a message's request goes to its mapping's
+# node first, which redirects it to its author's (cluster/routing.h).
 #
 # As tests/daemon/golden_parity.sh, with cluster shims: weibo-init runs embedded in the
 # cluster's home (stopping a cluster already there), then `weibo-cluster up --nodes 3`
@@ -13,6 +18,7 @@ set -u
 bin=$(cd "${1:?usage: golden_parity.sh BIN_DIR RUN_GOLDEN_SH SCENARIO.sh}" && pwd)
 run_golden=${2:?}
 scenario=${3:?}
+strategy=${4:-}
 golden=${scenario%.sh}.golden
 WEIBO_BIN=$bin
 . "$(dirname "$0")/lib.sh"
@@ -66,6 +72,12 @@ SHIM
 done
 chmod +x "$shims"/*
 
+if [ -n "$strategy" ]; then
+  env -u WEIBO_REGENERATE "$shims/weibo-golden" --bin "$shims" --strategy "$strategy" run \
+    "$scenario" && exit 0
+  [ -s "$home/up.log" ] && { echo "weibo-cluster up said:" >&2; cat "$home/up.log" >&2; }
+  exit 1
+fi
 env -u WEIBO_REGENERATE bash "$run_golden" --print "$shims" "$scenario" >"$WORK/transcript" ||
   { echo "run_golden.sh failed" >&2; cat "$home/up.log" >&2; exit 1; }
 name=$(basename "${scenario%.sh}")

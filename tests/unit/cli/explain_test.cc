@@ -2,6 +2,8 @@
 // the statements, the outbox jobs, the drain — on a copy, and changes no file of the cluster.
 #include "cli/explain.h"
 
+#include <set>
+
 #include "test_support.h"
 
 namespace weibo::cli {
@@ -122,6 +124,47 @@ TEST_CASE("RunDry: a read changes no file either, and a refusal is the op's own"
   missing.data_dir = c.dir() + "/nowhere";
   REQUIRE(RunDry(&missing).code() == Code::kStorageError);
   REQUIRE(test::FileStates(c.dir()) == before);
+}
+
+// The shards a dry run's op touched, by name.
+std::set<std::string> Touched(const DryRun& run) {
+  std::set<std::string> shards;
+  for (const StatementRun* r : Phase(run, "")) shards.insert(r->shard);
+  return shards;
+}
+
+TEST_CASE("RunDry shows the shards each strategy touches: a read by id, an author's list") {
+  // SPEC §2, issue 14's targets: reading a post by id touches 1 shard under gene and 2 under
+  // uid-mapping (its tid_map row on shard id mod N, then the author's); the author's list
+  // touches 1 under both.
+  const bool mapped = GENERATE(false, true);
+  Cluster c;  // 4 shards
+  if (mapped) c.EditConfig([](Json& j) { j["strategy"] = "uid-mapping"; });
+  const int64_t alice = c.AddUser("alice");  // shard 1
+  const int64_t msg = c.Post(alice, "where am I?");
+  INFO("strategy " << (mapped ? "uid-mapping" : "gene") << ", message " << msg);
+  // Under uid-mapping the first plain id of shard 1 ends in 0: its mapping is on shard 0.
+  REQUIRE(static_cast<int>(msg % 4) == (mapped ? 0 : 1));
+
+  DryRun show = Planned(c, "show", Json{{"msg", std::to_string(msg)}}, false);
+  REQUIRE(RunDry(&show).ok());
+  REQUIRE(show.result.at("content") == "where am I?");
+  const std::set<std::string> by_id = Touched(show);
+  if (mapped) {
+    REQUIRE(by_id == std::set<std::string>{"shard-00", "shard-01"});
+    const StatementRun* lookup = Find(Phase(show, ""), "SELECT uid FROM tid_map");
+    REQUIRE(lookup != nullptr);
+    REQUIRE(lookup->shard == "shard-00");
+  } else {
+    REQUIRE(by_id == std::set<std::string>{"shard-01"});
+    REQUIRE(Find(Phase(show, ""), "SELECT uid FROM tid_map") == nullptr);
+  }
+
+  DryRun list =
+      Planned(c, "timeline", Json{{"user", std::to_string(alice)}, {"posts", true}}, false);
+  REQUIRE(RunDry(&list).ok());
+  REQUIRE(list.result.size() == 1);
+  REQUIRE(Touched(list) == std::set<std::string>{"shard-01"});
 }
 
 }  // namespace

@@ -187,5 +187,31 @@ TEST_CASE("gene ids: a rolled back allocation is handed out again, never skipped
   txn.Commit();
 }
 
+TEST_CASE("plain ids (uid-mapping): unique, growing, their low bits turning over every shard") {
+  TempDir dir;
+  auto shard = FreshShard(dir, "shard.db", 5);
+  std::set<int64_t> ids;
+  std::set<int64_t> low;
+  int64_t last = 0;
+  for (int i = 0; i < 600; ++i) {  // one millisecond, then the next clock, then behind it
+    const int64_t now = i < 300 ? kNow : i < 500 ? kNow + 1 : kNow - 1000;
+    WriteTxn txn(*shard);
+    const int64_t id = NextMsgId(*shard, 7, now, false);
+    txn.Commit();
+    REQUIRE(id > last);
+    REQUIRE(((id >> 8) & 0xff) == 5);  // the shard that made it, never the author's gene
+    REQUIRE(GeneIdTimeMs(id) >= kNow);
+    last = id;
+    ids.insert(id);
+    low.insert(id % 16);
+  }
+  REQUIRE(ids.size() == 600);
+  REQUIRE(low.size() == 16);  // id mod N cycles through every shard
+  // The gene path is unchanged: NextMsgId with gene is NextGeneId.
+  WriteTxn txn(*shard);
+  REQUIRE((NextMsgId(*shard, 7, kNow + 5000, true) & 0xff) == 7);
+  txn.Commit();
+}
+
 }  // namespace
 }  // namespace weibo

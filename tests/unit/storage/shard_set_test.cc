@@ -84,6 +84,9 @@ TEST_CASE("ShardSet::Create refuses bad shard counts, feeds, strategies and page
   bad_strategy.strategy = "hash";
   REQUIRE(FailureCode([&] { ShardSet::Create(dir.path(), bad_strategy, false); }) ==
           Code::kInvalidArgument);
+  bad_strategy.strategy = "tid";  // named by SPEC §2, not built yet
+  REQUIRE(FailureCode([&] { ShardSet::Create(dir.path(), bad_strategy, false); }) ==
+          Code::kInvalidArgument);
   for (int page : {0, 1001}) {
     ClusterConfig c = Config(4);
     c.page_size = page;
@@ -263,6 +266,31 @@ TEST_CASE("ShardSet routing: users by id mod N, messages by id mod N, names by a
   ShardSet single(one.path(), nullptr);
   REQUIRE(single.ShardOfName("alice") == 0);
   REQUIRE(single.ForUser(12345).index() == 0);
+}
+
+TEST_CASE("ShardSet placement under uid-mapping: one tid_map lookup on shard tid mod N") {
+  TempDir dir;
+  ClusterConfig config = Config(8);
+  config.strategy = "uid-mapping";
+  ShardSet::Create(dir.path(), config, false);
+  ShardSet set(dir.path(), nullptr);
+  REQUIRE(set.UsesTidMap());
+  REQUIRE_FALSE(set.GeneIds());
+  const int64_t msg = (123456789LL << 22) | (3 << 8) | 77;  // no gene: 77 is not the author's
+  REQUIRE(set.TidMapShardIndex(msg) == 77 % 8);
+  // No mapping row yet: the mapping's shard is answered, where the message is not.
+  REQUIRE(set.MsgShardIndex(msg) == 77 % 8);
+  RawDb(dir.Join(ShardFileName(77 % 8, 8)))
+      .Exec("INSERT INTO tid_map(tid, uid) VALUES (" + std::to_string(msg) + ", 10)");
+  REQUIRE(set.MsgShardIndex(msg) == 10 % 8);
+  REQUIRE(set.ForMsg(msg).index() == 10 % 8);
+  REQUIRE(set.AuthorMsgShardIndex(10) == 10 % 8);
+  // Gene clusters never look: the id alone.
+  TempDir other;
+  ShardSet::Create(other.path(), Config(8), false);
+  ShardSet gene(other.path(), nullptr);
+  REQUIRE_FALSE(gene.UsesTidMap());
+  REQUIRE(gene.GeneIds());
 }
 
 TEST_CASE("ShardSet: the name hash is a function of the name only, whatever the shard count") {
