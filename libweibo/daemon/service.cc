@@ -6,6 +6,7 @@
 namespace weibo::daemon {
 
 using net::EncodeReply;
+using net::EncodeReplyText;
 using net::ParseRequest;
 using net::WireRequest;
 
@@ -115,10 +116,15 @@ void Service::Handle(const std::string& peer, const std::string& body,
                               nullptr));
   std::unique_ptr<Executor> explaining = wire.explain ? Open(true) : nullptr;
   Executor& executor = explaining ? *explaining : *executor_;
-  Result<Json> result = executor.Execute(request);
+  // count writes its own result's text (its hot items kept as text): taken as it is.
+  std::string text;
+  Result<Json> result = executor.ExecuteForReply(request, &text);
   std::vector<std::string> explain = executor.Explain();
   std::vector<std::string> warnings = executor.Warnings();
-  std::string reply = EncodeReply(wire.id, result, wire.explain ? &explain : nullptr, &warnings);
+  std::string reply =
+      result.ok() && !text.empty()
+          ? EncodeReplyText(wire.id, text, wire.explain ? &explain : nullptr, &warnings)
+          : EncodeReply(wire.id, result, wire.explain ? &explain : nullptr, &warnings);
   // Refused as a reused id by the shard's request_log: the id stays the recorded request's,
   // whose retry must still find its own reply, not be kept here under this one.
   const bool reused = !result.ok() && result.status().code() == Code::kInvalidRequest &&

@@ -54,6 +54,9 @@ void EnqueuePurge(Context& ctx, Shard& shard, const MsgRow& msg);
 struct CounterRow;
 // {"comments","commented","reposts","reposted","likes","views"} of one message.
 Json CountsJson(const CounterRow& counter);
+// count's item of one message, {"id","counts":CountsJson}, as JSON text: the bytes a dump
+// of that object writes (a server's reply joins these, flows/show.cc).
+std::string CountItemText(const CounterRow& counter);
 
 // The message JSON of SPEC §10 (flows/message_view.cc); null when the message is gone.
 // A page renders many: Prefetch reads the rows of all its messages (and of the originals

@@ -2,6 +2,9 @@
 // fixed page_index of a comment or repost (read from the relation row beside the message
 // it refers to) and the root message (seed 000, 6-30 update), or {"id","deleted":true}
 // when the author deleted it.
+#include <cinttypes>
+#include <cstdio>
+
 #include "flows/archive.h"
 #include "flows/entities.h"
 #include "flows/job_payloads.h"
@@ -41,6 +44,18 @@ Json CountsJson(const CounterRow& c) {
   fields.emplace_back("likes", c.likes);
   fields.emplace_back("views", c.views);
   return j;
+}
+
+std::string CountItemText(const CounterRow& c) {
+  // Only keys and integers, which JSON writes one way: no escaping, no choice of format.
+  char buf[256];
+  const int n = std::snprintf(
+      buf, sizeof buf,
+      "{\"id\":\"%" PRId64 "\",\"counts\":{\"comments\":%" PRId64 ",\"commented\":%" PRId64
+      ",\"reposts\":%" PRId64 ",\"reposted\":%" PRId64 ",\"likes\":%" PRId64 ",\"views\":%" PRId64
+      "}}",
+      c.msg_id, c.comments, c.commented, c.transfers, c.transferred, c.likes, c.views);
+  return std::string(buf, static_cast<size_t>(n));
 }
 
 void MessageView::Load(const std::vector<int64_t>& msg_ids) {

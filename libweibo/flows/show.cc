@@ -77,36 +77,65 @@ Json Comments(Context& ctx, const Json& args) { return RelationPage(ctx, args, k
 
 Json Reposts(Context& ctx, const Json& args) { return RelationPage(ctx, args, kRepost); }
 
-Json Count(Context& ctx, const Json& args) {
+namespace {
+
+// Calls item(row, cached) for each message of count's args, in their order: cached is the
+// entry of a server's hot counters (its row and its text) or nullptr for a row just read
+// from its shard (and then kept there, with its text: CountText serves it from then on).
+template <typename Item>
+void ForEachCount(Context& ctx, const Json& args, const Item& item) {
   CounterCache* cache = ctx.counter_cache();
   std::vector<bool> validated(ctx.shards().count(), false);
-  const Json& msgs = args.at("msgs");
-  Json out = Json::array();
-  out.get_ptr<Json::array_t*>()->reserve(msgs.size());
-  for (const auto& id_json : msgs) {
+  for (const auto& id_json : args.at("msgs")) {
     int64_t msg_id = id_json.get<int64_t>();
     Shard& shard = ctx.shards().ForMsg(msg_id);
-    std::optional<CounterRow> c;
     if (cache != nullptr) {
       if (!validated[shard.index()]) cache->Validate(shard);  // once per shard and request
       validated[shard.index()] = true;
-      c = cache->Find(shard.index(), msg_id);
+      if (const CachedCounter* hot = cache->Find(shard.index(), msg_id)) {
+        item(hot->row, hot);
+        continue;
+      }
     }
-    if (!c) {
-      c = GetLiveCounter(shard, msg_id, CounterDeltaJob::kKind);
-      if (!c)
-        c = ArchivedCounter(ctx, msg_id);  // after the shard: never neither
-      else if (cache != nullptr)
-        cache->Put(shard, *c);
-      if (!c) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
-    }
+    std::optional<CounterRow> c = GetLiveCounter(shard, msg_id, CounterDeltaJob::kKind);
+    if (!c)
+      c = ArchivedCounter(ctx, msg_id);  // after the shard: never neither
+    else if (cache != nullptr)
+      cache->Put(shard, *c, CountItemText(*c));
+    if (!c) Fail(Code::kNotFound, "no message with id " + std::to_string(msg_id));
+    item(*c, nullptr);
+  }
+}
+
+}  // namespace
+
+Json Count(Context& ctx, const Json& args) {
+  Json out = Json::array();
+  out.get_ptr<Json::array_t*>()->reserve(args.at("msgs").size());
+  ForEachCount(ctx, args, [&](const CounterRow& c, const CachedCounter*) {
     Json item = Json::object();  // built as CountsJson is, without initializer lists
     auto& fields = *item.get_ptr<Json::object_t*>();
     fields.reserve(2);
-    fields.emplace_back("id", std::to_string(msg_id));
-    fields.emplace_back("counts", CountsJson(*c));
+    fields.emplace_back("id", std::to_string(c.msg_id));
+    fields.emplace_back("counts", CountsJson(c));
     out.push_back(std::move(item));
-  }
+  });
+  return out;
+}
+
+std::string CountText(Context& ctx, const Json& args) {
+  // A hot message's item is the cache's text as it is; a cold one's is written once and
+  // kept with its row (an entry Put without a text gets one written each time).
+  std::string out = "[";
+  out.reserve(args.at("msgs").size() * 128);
+  ForEachCount(ctx, args, [&](const CounterRow& c, const CachedCounter* cached) {
+    if (out.size() > 1) out += ',';
+    if (cached != nullptr && !cached->text.empty())
+      out += cached->text;
+    else
+      out += CountItemText(c);
+  });
+  out += ']';
   return out;
 }
 

@@ -279,18 +279,32 @@ std::string EncodeRequest(const std::string& id, const Request& request, const s
   return out;
 }
 
+std::string EncodeReplyText(const Json& id, const std::string& result,
+                            const std::vector<std::string>* explain,
+                            const std::vector<std::string>* warnings) {
+  std::string reply = "{\"id\":";
+  reply.reserve(result.size() + 64);
+  AppendJson(id, &reply);
+  reply += ",\"ok\":true,\"result\":";
+  reply += result;
+  if (explain) {
+    reply += ",\"explain\":";
+    AppendJson(Json(*explain), &reply);
+  }
+  if (warnings && !warnings->empty()) {
+    reply += ",\"warnings\":";
+    AppendJson(Json(*warnings), &reply);
+  }
+  reply += '}';
+  return reply;
+}
+
 std::string EncodeReply(const Json& id, const Result<Json>& result,
                         const std::vector<std::string>* explain,
                         const std::vector<std::string>* warnings) {
-  if (result.ok()) {
-    // Written piece by piece: a result can be large (a page of rendered messages), and
-    // putting it into a reply object would copy it whole before dumping it.
-    std::string reply = "{\"id\":" + Dump(id) + ",\"ok\":true,\"result\":" + Dump(result.value());
-    if (explain) reply += ",\"explain\":" + Dump(Json(*explain));
-    if (warnings && !warnings->empty()) reply += ",\"warnings\":" + Dump(Json(*warnings));
-    reply += '}';
-    return reply;
-  }
+  // Written piece by piece: a result can be large (a page of rendered messages), and
+  // putting it into a reply object would copy it whole before dumping it.
+  if (result.ok()) return EncodeReplyText(id, Dump(result.value()), explain, warnings);
   Json j = {{"id", id}, {"ok", false}};
   j["error"] = {{"code", CodeName(result.status().code())}, {"message", result.status().message()}};
   return Dump(j);

@@ -48,6 +48,12 @@ std::string EncodeReply(const Json& id, const Result<Json>& result,
                         const std::vector<std::string>* explain,
                         const std::vector<std::string>* warnings = nullptr);
 
+// The same reply of a successful request whose result is given as JSON text already (an
+// op's OpSpec::text, Executor::ExecuteForReply): taken as it is, not parsed nor rewritten.
+std::string EncodeReplyText(const Json& id, const std::string& result,
+                            const std::vector<std::string>* explain,
+                            const std::vector<std::string>* warnings = nullptr);
+
 // A reply as the client received it.
 struct WireReply {
   Json id;

@@ -53,7 +53,19 @@ class Embedded : public Executor {
     }
   }
 
-  Result<Json> Execute(const Request& request) override {
+  Result<Json> Execute(const Request& request) override { return Run(request, nullptr); }
+
+  Result<Json> ExecuteForReply(const Request& request, std::string* text) override {
+    text->clear();
+    return Run(request, text);
+  }
+
+  std::vector<std::string> Explain() const override { return log_->Lines(); }
+  std::vector<std::string> Warnings() const override { return warnings_; }
+
+ private:
+  // Execute, and with text given ExecuteForReply.
+  Result<Json> Run(const Request& request, std::string* text) {
     log_->Clear();
     warnings_.clear();
     try {
@@ -104,7 +116,11 @@ class Embedded : public Executor {
         } catch (const std::exception&) {  // they stay pending: the op runs, a drain retries
         }
       }
-      Json result = op->handler(ctx, args);
+      Json result;
+      if (text != nullptr && op->text != nullptr)
+        *text = op->text(ctx, args);
+      else
+        result = op->handler(ctx, args);
       warnings_ = ctx.warnings();
       if (op->writes) {
         wrote_ = true;
@@ -120,10 +136,6 @@ class Embedded : public Executor {
     }
   }
 
-  std::vector<std::string> Explain() const override { return log_->Lines(); }
-  std::vector<std::string> Warnings() const override { return warnings_; }
-
- private:
   // After a write has committed: a checkpoint that fails (the disk full) loses nothing —
   // the WAL still holds every commit — and the write must not be reported as failed.
   void Checkpoint() {

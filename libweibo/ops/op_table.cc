@@ -41,6 +41,7 @@ Json Show(Context& ctx, const Json& args);
 Json Comments(Context& ctx, const Json& args);
 Json Reposts(Context& ctx, const Json& args);
 Json Count(Context& ctx, const Json& args);
+std::string CountText(Context& ctx, const Json& args);
 // flows/like.cc
 Json Like(Context& ctx, const Json& args);
 Json Unlike(Context& ctx, const Json& args);
@@ -482,7 +483,9 @@ std::vector<OpSpec> Table() {
        "count",
        Count,
        nullptr,
-       render::Counts},
+       render::Counts,
+       false,
+       CountText},
       // search reads every shard's search file (only the author's with --author); --rebuild
       // rewrites them from msg_info, derived data only, as the worker's drains do.
       {"search",

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <utility>
 
 #include "storage/shard.h"
 
@@ -75,7 +76,7 @@ void CounterCache::Validate(Shard& shard) {
   }
 }
 
-std::optional<CounterRow> CounterCache::Find(int shard, int64_t msg_id) {
+const CachedCounter* CounterCache::Find(int shard, int64_t msg_id) {
   auto it = entries_.find(msg_id);
   if (it != entries_.end()) {
     const Entry& e = *it->second;
@@ -83,26 +84,26 @@ std::optional<CounterRow> CounterCache::Find(int shard, int64_t msg_id) {
         e.generation == watched_[shard]->generation) {
       lru_.splice(lru_.begin(), lru_, it->second);
       ++hits_;
-      return e.row;
+      return &e.counter;
     }
     lru_.erase(it->second);
     entries_.erase(it);
   }
   ++misses_;
-  return std::nullopt;
+  return nullptr;
 }
 
-void CounterCache::Put(Shard& shard, const CounterRow& row) {
+void CounterCache::Put(Shard& shard, const CounterRow& row, std::string text) {
   if (capacity_ == 0) return;
   const int s = shard.index();
   if (static_cast<size_t>(s) >= watched_.size() || !watched_[s] || watched_[s]->shard != &shard)
     return;                                         // not watched: its changes would go unnoticed
   if (!sqlite3_get_autocommit(shard.db())) return;  // a write transaction's own view
   Forget(row.msg_id);
-  lru_.push_front(Entry{row, s, watched_[s]->generation});
+  lru_.push_front(Entry{CachedCounter{row, std::move(text)}, s, watched_[s]->generation});
   entries_[row.msg_id] = lru_.begin();
   if (entries_.size() > capacity_) {
-    entries_.erase(lru_.back().row.msg_id);
+    entries_.erase(lru_.back().counter.row.msg_id);
     lru_.pop_back();
   }
 }

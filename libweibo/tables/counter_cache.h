@@ -3,7 +3,11 @@
 // A process that serves many requests (weibod, a cluster node) keeps the live counter rows
 // (GetLiveCounter: msg_counter with the pending deltas added) of the messages read most
 // recently in memory, at most `capacity` of them, the least recently used evicted first.
-// weibo-count is served from it; a cold message is read from its shard and cached.
+// weibo-count is served from it; a cold message is read from its shard and cached. Each
+// entry keeps, beside the row, the message's item of count's reply already written as JSON
+// text (flows/show.cc: CountItemText), so a hot reply is those texts joined, not a
+// document built and serialized again; the text goes and comes with its row, so every
+// rule below that forgets a row forgets its text.
 //
 // It is never staler than the data a read of the shard would see, except as said here:
 //
@@ -32,7 +36,7 @@
 #include <cstdint>
 #include <list>
 #include <memory>
-#include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -41,6 +45,12 @@
 namespace weibo {
 
 class Shard;
+
+// One cached message: its live row and its count item as JSON text.
+struct CachedCounter {
+  CounterRow row;
+  std::string text;
+};
 
 class CounterCache {
  public:
@@ -53,12 +63,13 @@ class CounterCache {
   // another connection committed to it since the last call: call it before Find on a shard
   // in each request.
   void Validate(Shard& shard);
-  // The cached live row of msg_id, or nullopt (and counted as a miss); a hit makes it the
-  // most recently used.
-  std::optional<CounterRow> Find(int shard, int64_t msg_id);
-  // Caches row, read from shard just now; ignored inside a write transaction on it or when
-  // the shard is not watched.
-  void Put(Shard& shard, const CounterRow& row);
+  // The cached entry of msg_id, or nullptr (and counted as a miss); a hit makes it the
+  // most recently used. The pointer is good until the cache next changes (Validate, Put,
+  // Forget, a write on a watched connection).
+  const CachedCounter* Find(int shard, int64_t msg_id);
+  // Caches row, read from shard just now, with its text; ignored inside a write
+  // transaction on it or when the shard is not watched.
+  void Put(Shard& shard, const CounterRow& row, std::string text = std::string());
   void Forget(int64_t msg_id);
 
   size_t size() const { return entries_.size(); }
@@ -68,7 +79,7 @@ class CounterCache {
 
  private:
   struct Entry {
-    CounterRow row;
+    CachedCounter counter;
     int shard;
     uint64_t generation;  // the shard's generation when stored; older ones are dropped
   };

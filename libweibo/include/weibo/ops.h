@@ -71,6 +71,9 @@ enum class HomeKey {
 // Runs an operation on an open cluster with validated arguments; returns the result JSON
 // of weibo(7) and refuses by throwing Failure (libweibo/storage/failure.h).
 using OpHandler = Json (*)(Context& ctx, const Json& args);
+// Runs an operation as OpHandler does, returning its result as JSON text: byte for byte
+// what the handler's result dumps to (a server's reply takes it as it is, daemon/service.cc).
+using OpTextHandler = std::string (*)(Context& ctx, const Json& args);
 // Runs an operation on a data directory with no cluster open (init creates one).
 using LocalHandler = Json (*)(const std::string& data_dir, const Json& args);
 // The text output of a result, ending with a newline (empty lists print nothing).
@@ -96,6 +99,10 @@ struct OpSpec {
   // needs a token of that user — with write scope when the op writes — and any other op
   // a token with read scope.
   bool admin = false;
+  // Optional, beside handler: the same op writing its result as JSON text itself, for a
+  // server's reply (Executor::ExecuteForReply). count has one: its hot items are kept as
+  // text (tables/counter_cache.h), and joining them is most of what a hot count costs.
+  OpTextHandler text = nullptr;
   // Runs while a server holds deliveries back (jobs/context.h, GroupCommit::held_deliveries)
   // without applying them first: it reads no inbox row and writes nothing a held delivery
   // must precede (a home timeline applies those of its reader's shard itself). Every other

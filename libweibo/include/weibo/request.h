@@ -89,6 +89,13 @@ class Executor {
   // Runs one request. On success the result is that op's JSON object, as --json prints it
   // (weibo(7) and each command's page describe it).
   virtual Result<Json> Execute(const Request& request) = 0;
+  // Runs one request for a server's reply: as Execute, except that an op which writes its
+  // result as JSON text (OpSpec::text: count) returns a null Json and puts that text in
+  // *text, byte for byte the dump of what Execute returns; *text is left empty otherwise.
+  virtual Result<Json> ExecuteForReply(const Request& request, std::string* text) {
+    text->clear();
+    return Execute(request);
+  }
   // The statements run by the last Execute, one line each ("shard-03: SELECT ..."),
   // when explain was asked for; empty otherwise.
   virtual std::vector<std::string> Explain() const { return {}; }

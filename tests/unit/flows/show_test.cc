@@ -1,4 +1,8 @@
 // flows/show.cc: show (counts a view), comments / reposts pages, count in one batch.
+#include <cstdint>
+
+#include "flows/message.h"
+#include "tables/msg_counter.h"
 #include "test_support.h"
 
 namespace weibo {
@@ -98,6 +102,23 @@ TEST_CASE("comments / reposts: unknown messages are not_found, pages of a messag
   REQUIRE(page.size() == 1);
   REQUIRE(page[0].at("content") == "1");
   REQUIRE(page[0].at("page_index") == 0);
+}
+
+TEST_CASE("count: an item's text is the dump of its document, at the integers' edges") {
+  for (int64_t v : {int64_t{0}, int64_t{1}, int64_t{-1}, INT64_MAX, INT64_MIN}) {
+    CounterRow c;
+    c.msg_id = v == INT64_MIN ? 1 : v;
+    c.comments = v;
+    c.commented = 2;
+    c.transfers = v / 3;
+    c.transferred = 4;
+    c.likes = -v / 5;
+    c.views = 6;
+    Json item = Json::object();
+    item["id"] = std::to_string(c.msg_id);
+    item["counts"] = CountsJson(c);
+    CHECK(CountItemText(c) == item.dump());
+  }
 }
 
 }  // namespace

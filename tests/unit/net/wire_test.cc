@@ -83,6 +83,18 @@ TEST_CASE("wire: a reply's bytes are Json::dump's, escapes, non-ASCII and number
   }
 }
 
+TEST_CASE("wire: a reply of a result given as text is the reply of that result's document") {
+  const Json result = Json::parse(R"([{"id":"7","counts":{"likes":1}},{"id":"8","counts":{}}])");
+  const std::vector<std::string> explain = {"shard-00: SELECT 1"};
+  const std::vector<std::string> warnings = {"held \"back\""};
+  const std::vector<std::string> none;
+  for (const Json& id : {Json("r"), Json(nullptr)})
+    for (const auto* e : {static_cast<const std::vector<std::string>*>(nullptr), &explain})
+      for (const auto* w : {&none, &warnings})
+        CHECK(EncodeReplyText(id, result.dump(), e, w) ==
+              EncodeReply(id, Result<Json>(result), e, w));
+}
+
 TEST_CASE(
     "wire: a request's bytes are Json::dump's of its fields, and bad UTF-8 throws as dump does") {
   Json ids = Json::array();
