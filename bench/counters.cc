@@ -239,8 +239,8 @@ Status Notify(const std::string& dir, const CountersOptions& o, int64_t users, P
     done = Timed(*executor, {"notify_send", Json{{"content", "to everyone"}}}, &sends);
   // One unread of every user first, untimed, in id order: the steady state of a
   // long-running daemon, which has opened each shard's connection once and has read (so
-  // mapped: storage/shard.cc, mmap_size) the pages of the users it has served; the timed
-  // calls are then those of such a process, not of one that has just started.
+  // cached) the pages of the users it has served; the timed calls are then those of such a
+  // process, not of one that has just started.
   for (int64_t user = 1; done.ok() && user <= users; ++user)
     done = executor->Execute({"notify_unread", Json{{"user", std::to_string(user)}}});
   Rng rng(users);

@@ -19,9 +19,6 @@ namespace weibo {
 namespace {
 
 constexpr int kBusyTimeoutMs = 30000;
-// The bytes of each shard file read through a memory map (Shard::Shard); the rest, in a
-// larger file, is read as before. Address space only: the pages are the OS page cache's.
-constexpr int64_t kMmapBytes = int64_t{1} << 30;
 
 // The explain log's hooks (storage/explain_log.h). A trigger's statement is reported with
 // its caller's stmt and an SQL comment for text: it is part of that run, not a run of its own.
@@ -149,15 +146,6 @@ Shard::Shard(int index, std::string path, bool create, ExplainLog* explain_log)
   Exec("PRAGMA synchronous=FULL");
   sync_level_ = 2;
   Exec("PRAGMA foreign_keys=OFF");
-  // Reads through a memory map of the file (sqlite.org/mmap.html) instead of read() into
-  // SQLite's own page cache (2 MB a connection): a page the OS has cached is one pointer
-  // away, not a system call and a copy, however many pages the shard has, so a lookup's
-  // cost stays flat as tables outgrow that cache (issue 13: unread at 10^6 users).
-  // Writes still go through write() and the fsyncs above (SQLite maps read only), so a
-  // crash loses nothing more. What it costs: an I/O error reading the file, or the file
-  // truncated underneath by something other than SQLite (which unmaps when another
-  // connection shrinks it), is a SIGBUS instead of SQLITE_IOERR; weibo(7), STORAGE.
-  Exec(("PRAGMA mmap_size=" + std::to_string(kMmapBytes)).c_str());
   if (explain_log_ != nullptr)
     sqlite3_trace_v2(db_, SQLITE_TRACE_STMT | SQLITE_TRACE_ROW | SQLITE_TRACE_PROFILE,
                      TraceStatement, this);
