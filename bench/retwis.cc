@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -66,9 +67,15 @@ Result<std::string> RetwisPeer::FindServer() {
 }
 
 Result<std::unique_ptr<RetwisPeer>> RetwisPeer::Start(const std::string& server,
-                                                      const std::string& dir,
+                                                      const std::string& given_dir,
                                                       const std::string& durability) {
-  mkdir(dir.c_str(), 0700);
+  mkdir(given_dir.c_str(), 0700);
+  // Absolute: redis-server changes into `dir` before it binds the socket, so a relative
+  // path (weibo-bench --data d) would name a socket inside d/d, which does not exist.
+  std::error_code ec;
+  const std::string dir = std::filesystem::absolute(given_dir, ec).lexically_normal().string();
+  if (ec)
+    return Status(Code::kUnavailable, "--peer: cannot resolve " + given_dir + ": " + ec.message());
   const std::string socket = dir + "/redis.sock", config = dir + "/redis.conf";
   {
     std::ofstream conf(config);

@@ -46,6 +46,12 @@ conf=$work/d/retwis/redis.conf
 grep -qx 'appendonly yes' "$conf" && grep -qx 'appendfsync everysec' "$conf"
 if pgrep -f "redis-server $conf" > /dev/null; then echo "a redis-server outlived the bench" >&2; exit 1; fi
 
+# A relative --data works too (redis-server changes into its dir before it binds).
+(cd "$work" && "$bin/weibo-bench" run --workload retwis --users 20 --follows 2 --posts 5 \
+  --ops 100 --feed push --peer retwis --durability normal --no-baselines --data rel \
+  > "$work/rel.txt") || { cat "$work/rel.txt" >&2; echo "a relative --data failed" >&2; exit 1; }
+grep -q '^against retwis (rates: ours / Retwis' "$work/rel.txt"
+
 # Not with --connect; an unknown peer is refused by the parser.
 if "$bin/weibo-bench" run --peer retwis --connect tcp://127.0.0.1:1 2> "$work/err"; then exit 1; fi
 grep -q 'invalid_argument: --peer shapes the bench' "$work/err" || { cat "$work/err" >&2; exit 1; }
