@@ -55,12 +55,9 @@ std::vector<JobRow> PendingJobs(Shard& shard, int64_t after_id, int64_t limit) {
 }
 
 int64_t CountPendingBelow(Shard& shard, int64_t below) {
-  Stmt& s = shard.Query("SELECT count(*) FROM outbox WHERE state = 0 AND job_id < ?");
-  s.Bind(1, below);
-  s.Step();
-  int64_t n = s.Int(0);
-  s.Reset();
-  return n;
+  return shard.Query("SELECT count(*) FROM outbox WHERE state = 0 AND job_id < ?")
+      .Bind(1, below)
+      .IntOr(0);
 }
 
 std::vector<JobRow> PendingJobsBefore(Shard& shard, int target, int64_t below, int64_t limit) {
@@ -74,12 +71,7 @@ std::vector<JobRow> PendingJobsBefore(Shard& shard, int target, int64_t below, i
 }
 
 int64_t CountJobs(Shard& shard, int state) {
-  Stmt& s = shard.Query("SELECT count(*) FROM outbox WHERE state = ?");
-  s.Bind(1, state);
-  s.Step();
-  int64_t n = s.Int(0);
-  s.Reset();
-  return n;
+  return shard.Query("SELECT count(*) FROM outbox WHERE state = ?").Bind(1, state).IntOr(0);
 }
 
 void MarkJobDone(Shard& shard, int64_t local_id) {
