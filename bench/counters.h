@@ -11,7 +11,8 @@
 //   notify     in two clusters of `small_users` and `large_users` users (loaded in bulk
 //              with SQL, each with a stored last-read id): the statements one notify send
 //              writes (--explain's log), the time of `sends` sends, and the p99 of `unreads`
-//              unread calls for random users; the large-to-small ratios.
+//              unread calls for random users, the two clusters' calls alternated; the
+//              large-to-small ratios.
 #ifndef WEIBO_BENCH_COUNTERS_H_
 #define WEIBO_BENCH_COUNTERS_H_
 
