@@ -243,11 +243,18 @@ int Command::Run(int argc, char** argv, const std::function<Request()>& build) {
     executor = OpenEmbedded(options);
   }
   if (repeat_ms_ > 0) return Repeat(*executor, request);
-  Result<Json> result = executor->Execute(request);
+  // --json prints what an op writing its result as text (count) wrote, byte for byte the
+  // dump of its Json (Executor::ExecuteForReply): through a daemon, the reply's own bytes.
+  std::string text;
+  const bool plain_json = json_ && !jsonl_ && !jq_filter_;
+  Result<Json> result =
+      plain_json ? executor->ExecuteForReply(request, &text) : executor->Execute(request);
   if (progress_bar_) progress_bar_->Clear();
   if (!result.ok()) return Fail(result.status().code(), result.status().message());
   const Json& value = result.value();
-  if (jq_filter_) {
+  if (!text.empty()) {
+    std::cout << text << "\n";
+  } else if (jq_filter_) {
     std::string out;
     Status filtered = jq_filter_->Run(value.dump(), &out);
     std::cout << out << std::flush;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <string_view>
 
 #include "ops/args.h"
 #include "storage/clock.h"
@@ -345,6 +346,63 @@ bool ParseReply(const std::string& body, WireReply* out) {
                     ? Status(*code, message)
                     : Status(Code::kUnavailable,
                              "the daemon replied with an unknown error '" + name + "': " + message);
+  return true;
+}
+
+bool ParseReplyText(const std::string& body, WireReply* out, std::string* result_text) {
+  result_text->clear();
+  // Validated whole, as ReadJson validates: structure, UTF-8, numbers. A body this does
+  // not take as it expects (refused, an error reply, a repeated key, which Json::parse
+  // resolves its own way) is read by ParseReply.
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element root, result, id;
+  simdjson::dom::object top;
+  bool ok = false;
+  if (parser.parse(body).get(root) != simdjson::SUCCESS ||
+      root.get_object().get(top) != simdjson::SUCCESS ||
+      top["ok"].get_bool().get(ok) != simdjson::SUCCESS || !ok ||
+      top["id"].get(id) != simdjson::SUCCESS || top["result"].get(result) != simdjson::SUCCESS ||
+      !(result.is_array() || result.is_object()))
+    return ParseReply(body, out);
+  std::vector<std::string_view> keys;
+  for (simdjson::dom::key_value_pair field : top) {
+    if (std::find(keys.begin(), keys.end(), field.key) != keys.end()) return ParseReply(body, out);
+    keys.push_back(field.key);
+  }
+  *out = WireReply{};
+  out->id = FromSimd(id);
+  for (const char* key : {"explain", "warnings"}) {
+    simdjson::dom::element lines;
+    if (top[key].get(lines) != simdjson::SUCCESS) continue;
+    simdjson::dom::array array;
+    if (lines.get_array().get(array) != simdjson::SUCCESS) return false;
+    auto* into = key[0] == 'e' ? &out->explain : &out->warnings;
+    for (simdjson::dom::element line : array) {
+      std::string_view text;
+      if (line.get_string().get(text) != simdjson::SUCCESS) return false;
+      into->emplace_back(text);
+    }
+  }
+  // The result's bytes: simdjson's on-demand reader gives the raw text of an array or an
+  // object without building it (the DOM above keeps no positions).
+  thread_local simdjson::ondemand::parser reader;
+  simdjson::padded_string padded(body);
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object object;
+  simdjson::ondemand::value value;
+  std::string_view raw;
+  if (reader.iterate(padded).get(doc) != simdjson::SUCCESS ||
+      doc.get_object().get(object) != simdjson::SUCCESS ||
+      object.find_field_unordered("result").get(value) != simdjson::SUCCESS)
+    return ParseReply(body, out);
+  simdjson::ondemand::array items;
+  simdjson::ondemand::object fields;
+  const bool read = result.is_array() ? value.get_array().get(items) == simdjson::SUCCESS &&
+                                            items.raw_json().get(raw) == simdjson::SUCCESS
+                                      : value.get_object().get(fields) == simdjson::SUCCESS &&
+                                            fields.raw_json().get(raw) == simdjson::SUCCESS;
+  if (!read) return ParseReply(body, out);
+  result_text->assign(raw);
   return true;
 }
 

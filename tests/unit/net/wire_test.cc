@@ -174,6 +174,51 @@ TEST_CASE("wire: a request's clock must lie in the message ids' range, up to its
           .ok());
 }
 
+TEST_CASE("wire: a reply read as text gives the result's own bytes, the rest as ParseReply") {
+  const std::string text = R"([{"id":"7","counts":{"likes":1}},{"id":"8","counts":{}}])";
+  const std::vector<std::string> explain = {"shard-00: SELECT 1"};
+  const std::vector<std::string> warnings = {"held \"back\""};
+  for (const Json& id : {Json("r"), Json(nullptr)}) {
+    WireReply reply;
+    std::string got = "stale";
+    REQUIRE(ParseReplyText(EncodeReplyText(id, text, &explain, &warnings), &reply, &got));
+    CHECK(got == text);
+    CHECK(reply.result.is_null());
+    CHECK(reply.status.ok());
+    CHECK(reply.id == id);
+    CHECK(reply.explain == explain);
+    CHECK(reply.warnings == warnings);
+  }
+  const std::string object = R"({"a":[1,2],"b":"多语言 \"q\""})";
+  WireReply reply;
+  std::string got;
+  REQUIRE(ParseReplyText(EncodeReplyText(Json("o"), object, nullptr), &reply, &got));
+  CHECK(got == object);
+  // A scalar result, an error and a repeated key are read as ParseReply reads them.
+  for (const std::string& body :
+       {EncodeReply(Json("s"), Result<Json>(Json(42)), nullptr),
+        EncodeReply(Json("e"), Result<Json>(Status(Code::kNotFound, "gone")), nullptr),
+        std::string(R"({"id":"d","ok":true,"result":[1],"result":[2]})")}) {
+    INFO(body);
+    WireReply want;
+    REQUIRE(ParseReply(body, &want));
+    got = "stale";
+    REQUIRE(ParseReplyText(body, &reply, &got));
+    CHECK(got.empty());
+    CHECK(reply.result == want.result);
+    CHECK(reply.status.code() == want.status.code());
+    CHECK(reply.id == want.id);
+  }
+  // What ParseReply refuses, this refuses.
+  for (const char* body : {"", "{\"id\":\"x\",\"ok\":true,\"result\":[1,}",
+                           "{\"id\":\"x\",\"ok\":true,\"result\":[\"\xc3\"]}",
+                           "{\"id\":\"x\",\"ok\":true,\"result\":[1]} 2"}) {
+    INFO(body);
+    CHECK_FALSE(ParseReplyText(body, &reply, &got));
+    CHECK(got.empty());
+  }
+}
+
 TEST_CASE("wire: what is not a reply of the protocol is refused") {
   WireReply reply;
   for (const char* body :
