@@ -55,6 +55,11 @@ std::vector<CLI::Option*> AddClusterOptions(CLI::App* app, ClusterFlags* flags) 
       app->add_option("--durability", flags->durability,
                       "the clusters' durability, full or normal (weibo-init(1))")
           ->check(CLI::IsMember({"full", "normal"}))
+          ->capture_default_str(),
+      app->add_option("--strategy", flags->strategy,
+                      "the clusters' message sharding (weibo-init(1)), or all: compare the "
+                      "strategies by the shards and statements of each kind of op")
+          ->check(CLI::IsMember({"gene", "uid-mapping", "tid", "all"}))
           ->capture_default_str()};
 }
 
@@ -93,6 +98,7 @@ Status ResolveCluster(const ClusterFlags& flags, const TraceModel& model, Cluste
   options->inbox_cap = flags.inbox_cap;
   options->group_commit = flags.group_commit;
   options->durability = flags.durability;
+  options->strategy = flags.strategy == "all" ? "gene" : flags.strategy;
   if (flags.inbox_cap < 0)
     return Status(Code::kInvalidArgument, "--inbox-cap must not be negative");
   if (flags.threshold == "auto")

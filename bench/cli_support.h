@@ -22,6 +22,9 @@ struct ClusterFlags {
   int group_commit = 256;  // as weibod's --group-commit default
   bool durable_setup = false;
   std::string durability = "full";  // of the clusters (and the Retwis peer's Redis)
+  // Message sharding of the clusters (weibo-init --strategy), or "all": the strategies
+  // compared instead of the feed modes (strategies.h).
+  std::string strategy = "gene";
 };
 
 void AddWorkloadOptions(CLI::App* app, WorkloadSpec* spec);

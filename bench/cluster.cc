@@ -23,9 +23,11 @@ Status CreateCluster(const std::string& dir, const std::string& feed,
                   dir + " already holds a cluster: give --data a directory without one");
   EmbeddedOptions embedded;
   embedded.data_dir = dir;
-  Result<Json> init = OpenEmbedded(embedded)->Execute(Request{
-      "init",
-      Json{{"shards", options.shards}, {"feed", feed}, {"durability", options.durability}}});
+  Result<Json> init =
+      OpenEmbedded(embedded)->Execute(Request{"init", Json{{"shards", options.shards},
+                                                           {"feed", feed},
+                                                           {"durability", options.durability},
+                                                           {"strategy", options.strategy}}});
   if (!init.ok()) return init.status();
   if (options.celebrity_threshold == 0 && options.inbox_cap == 0 && options.active_list == 0)
     return Status::Ok();

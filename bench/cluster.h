@@ -21,6 +21,7 @@ struct ClusterOptions {
   // syncs its own deliveries.
   int group_commit = 256;
   std::string durability = "full";  // cluster.json's durability: full | normal (weibo-init(1))
+  std::string strategy = "gene";    // message sharding (weibo-init --strategy)
 };
 
 // Initialises a fresh cluster in dir through the init op; an existing cluster there is

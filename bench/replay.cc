@@ -82,6 +82,14 @@ int64_t MessageId(const Result<Json>& result) {
 
 }  // namespace
 
+std::string StatsName(const Request& request) {
+  if (request.op != "timeline" || !request.args.is_object()) return request.op;
+  auto posts = request.args.find("posts");
+  if (posts != request.args.end() && posts->is_boolean() && posts->get<bool>())
+    return "user_timeline";
+  return request.op;
+}
+
 Replayer::Replayer(const Trace& trace, const TraceModel& model, ReplayOptions options)
     : trace_(trace), model_(model), options_(std::move(options)) {
   run_.feed = options_.label.empty() ? options_.feed : options_.label;
@@ -147,7 +155,7 @@ Status Replayer::RunOne(size_t index, bool measured) {
   Record(index, result);
   if (!result.ok() && Fatal(result.status())) return Stopping(result.status());
   if (!drained.ok()) return drained.status();  // async needs a working drain op
-  OpStats& s = run_.ops[request.op];
+  OpStats& s = run_.ops[StatsName(request)];
   if (!result.ok()) {
     ++s.errors;
     return Status::Ok();
@@ -201,18 +209,31 @@ void Replayer::OpenRemoteExecutor(const std::string& endpoint) {
   if (now_ms_ == 0) now_ms_ = options_.default_now_ms;
 }
 
+void Replayer::OpenEmbeddedExecutor() {
+  EmbeddedOptions embedded;
+  embedded.data_dir = options_.data_dir;
+  embedded.now_ms = options_.default_now_ms;
+  embedded.group_commit = options_.cluster.group_commit;
+  Probe::Watch(true, options_.count_reads);
+  executor_ = OpenEmbedded(embedded);
+}
+
+Status Replayer::Reopen() {
+  if (!options_.connect.empty() || !executor_) return Status::Ok();
+  Status settled = SettleWrites(*executor_);
+  if (!settled.ok()) return settled;
+  Close();
+  OpenEmbeddedExecutor();
+  return Status::Ok();
+}
+
 Status Replayer::Setup() {
   if (!options_.connect.empty()) {
     OpenRemoteExecutor(options_.connect);
   } else {
     Status created = CreateCluster(options_.data_dir, options_.feed, options_.cluster);
     if (!created.ok()) return created;
-    EmbeddedOptions embedded;
-    embedded.data_dir = options_.data_dir;
-    embedded.now_ms = options_.default_now_ms;
-    embedded.group_commit = options_.cluster.group_commit;
-    Probe::Watch(true, options_.count_reads);
-    executor_ = OpenEmbedded(embedded);
+    OpenEmbeddedExecutor();
   }
 
   Progress* progress = options_.progress;

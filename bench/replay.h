@@ -57,11 +57,15 @@ struct OpStats {
   int64_t bytes_written = 0;  // write(2) bytes; 0 where /proc/self/io is missing
 };
 
+// The name an op's figures are kept under in ModeRun::ops: its op's, except a timeline
+// of the user's own posts (posts: true), "user_timeline".
+std::string StatsName(const Request& request);
+
 struct ModeRun {
   std::string feed;
   int64_t setup_ops = 0;
   double setup_seconds = 0;
-  std::map<std::string, OpStats> ops;  // by op name; a drain's rows and bytes count to its op
+  std::map<std::string, OpStats> ops;  // by StatsName; a drain's rows and bytes count to its op
   double settle_seconds = 0;           // the final group commit after the last op (Executor::Idle)
   struct Snapshot {
     int64_t inbox_rows = 0;                // msg_index rows
@@ -90,6 +94,10 @@ class Replayer {
   Status Finish();
   // Finishes the executor's deferred work (the group commit) and closes it.
   void Close();
+  // Embedded: settles the writes so far and opens a new executor on the cluster, so the
+  // next ops run as another process would, with nothing this one learned in memory (the
+  // uid-mapping's cache of placements: weibo-bench(1), STRATEGIES).
+  Status Reopen();
   // After an embedded Setup: sends the measured ops to the weibod daemon at endpoint, which
   // serves the same cluster (nothing is then measured on the storage side).
   void Reconnect(const std::string& endpoint);
@@ -107,6 +115,7 @@ class Replayer {
   Status ImportFollows(size_t from, size_t to, size_t* next);
   static constexpr size_t kImportBatch = 20000;
   void OpenRemoteExecutor(const std::string& endpoint);
+  void OpenEmbeddedExecutor();
   void Record(size_t index, const Result<Json>& result);
   Result<Request> Prepare(size_t index);
   Status Take(ModeRun::Snapshot* snapshot);

@@ -21,6 +21,7 @@
 #include "retwis.h"
 #include "search_bench.h"
 #include "star.h"
+#include "strategies.h"
 #include "weibo/cli.h"
 #include "weibo/version.h"
 
@@ -45,6 +46,7 @@ struct RunFlags {
   bool daemon = false;                     // pair each mode with a weibod run of its own
   std::string weibod;                      // the weibod binary for --daemon
   std::string peer;                        // --peer retwis (retwis.h)
+  int64_t strategy_ops = 200;              // --strategy all: ops of each kind
   std::vector<CLI::Option*> cluster_only;  // options that mean nothing with --connect
 };
 
@@ -52,6 +54,10 @@ void AddRunOptions(CLI::App* app, RunFlags* f, std::string* now, const char* now
   f->cluster_only.push_back(
       app->add_option("--feed", f->feed, "push, pull, hybrid or all")->capture_default_str());
   for (CLI::Option* o : AddClusterOptions(app, &f->cluster)) f->cluster_only.push_back(o);
+  app->add_option("--strategy-ops", f->strategy_ops,
+                  "with --strategy all: ops of each kind measured per strategy")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   app->add_flag("--no-baselines", f->no_baselines,
                 "run no baselines after the modes (and show no ratios to them)");
   f->cluster_only.push_back(
@@ -205,11 +211,72 @@ int Report(const RunFlags& f, const RunInfo& info, const TraceModel& model,
   return 1;
 }
 
+// --strategy all: the strategies compared on the trace's setup (strategies.h) instead of
+// the feed modes on the whole trace.
+int StrategiesMain(const Trace& trace, const RunFlags& f, int64_t default_now_ms,
+                   const std::string& what) {
+  const bool json = f.json || !f.jq.empty();
+  std::string other;
+  if (f.daemon) other = "--daemon";
+  if (!f.peer.empty()) other = "--peer";
+  if (f.star > 0) other = "--star";
+  if (f.explain) other = "--explain";
+  if (f.async) other = "--async";
+  if (f.jsonl) other = "--jsonl";
+  if (!f.json_file.empty()) other = "--json-out";
+  if (!other.empty())
+    return cli::ReportError(kProgram,
+                            Status(Code::kInvalidArgument,
+                                   "--strategy all compares the strategies on its own probe "
+                                   "ops and does not combine with " +
+                                       other),
+                            json);
+  auto feeds = ParseFeeds(f.feed);
+  if (!feeds.ok()) return cli::ReportError(kProgram, feeds.status(), json);
+  TraceModel model = ModelTrace(trace, f.cluster.shards);
+  StrategyOptions o;
+  o.feed = feeds.value().size() == 1 ? feeds.value()[0] : "hybrid";
+  Status s = ResolveCluster(f.cluster, model, &o.cluster);
+  if (!s.ok()) return cli::ReportError(kProgram, s, json);
+  o.default_now_ms = default_now_ms;
+  o.durable_setup = f.cluster.durable_setup;
+  o.samples = f.strategy_ops;
+  auto work = WorkDir::Make(f.data, kProgram);
+  if (!work.ok()) return cli::ReportError(kProgram, work.status(), json);
+  WorkDir dir = std::move(work.value());
+  Progress progress(f.progress);
+  auto runs = CompareStrategies(trace, model, {std::begin(kStrategies), std::end(kStrategies)}, o,
+                                dir.path(), progress);
+  progress.Clear();
+  if (!runs.ok()) return cli::ReportError(kProgram, runs.status(), json);
+  Json all = StrategiesJson(runs.value(), o);
+  all["program"] = kProgram;
+  all["version"] = kVersion;
+  if (!f.jq.empty()) {
+    cli::Jq jq(f.jq);
+    std::string out;
+    Status filtered = jq.Run(all.dump(), &out);
+    std::cout << out;
+    if (!filtered.ok()) return cli::ReportError(kProgram, filtered, true);
+  } else if (f.json) {
+    std::cout << all.dump() << "\n";
+  } else {
+    PrintStrategies(std::cout, kProgram, what + "; " + DescribeStrategyProbe(o), runs.value());
+  }
+  if (!dir.temporary())
+    (json ? std::cerr : std::cout) << "\nclusters kept in " << dir.path() << "\n";
+  return 0;
+}
+
 // star: --star's options (fans 0: none).
 int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t default_now_ms,
                  int64_t read_count, StarOptions star) {
   Status s = CheckFlags(f);
   if (!s.ok()) return cli::ReportError(kProgram, s, false);
+  if (f.cluster.strategy == "all")
+    return StrategiesMain(
+        trace, f, default_now_ms,
+        info.trace.empty() ? "run: the generated workload" : "replay: " + info.trace);
   RunFlags flags = f;
   if (!flags.peer.empty()) {
     auto server = RetwisPeer::FindServer();

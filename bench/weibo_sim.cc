@@ -10,6 +10,7 @@
 #include "driver.h"
 #include "metrics.h"
 #include "report.h"
+#include "strategies.h"
 #include "svg_chart.h"
 #include "timelines.h"
 #include "weibo/cli.h"
@@ -29,9 +30,10 @@ struct SimFlags {
   int64_t verify_depth = 1000;
   int64_t hot_likes = 0;
   bool json = false, jsonl = false, explain = false, async = false;
-  bool progress = false;  // --progress: the bar even when standard error is no terminal
-  std::string jq;         // --jq EXPR
-  std::string sweep;      // --sweep-active-list L1,L2,...
+  bool progress = false;       // --progress: the bar even when standard error is no terminal
+  std::string jq;              // --jq EXPR
+  std::string sweep;           // --sweep-active-list L1,L2,...
+  int64_t strategy_ops = 200;  // --strategy all: ops of each kind
 };
 
 Table SimTable(const std::vector<ModeMetrics>& modes) {
@@ -112,6 +114,10 @@ void AddOptions(CLI::App& app, WorkloadSpec* spec, SimFlags* f) {
   app.add_option("--sweep-active-list", f->sweep,
                  "instead: hybrid once per active-list length (L1,L2,...), push for reference")
       ->type_name("LIST");
+  app.add_option("--strategy-ops", f->strategy_ops,
+                 "with --strategy all: ops of each kind measured per strategy")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   app.add_flag("--explain", f->explain, "print the statements of one timeline read per mode");
   app.add_flag("--async", f->async, "writes return before fan-out; a drain op follows each");
   app.add_option("--token", f->token, "accepted for symmetry with weibo(1); not used");
@@ -129,6 +135,11 @@ Status CheckFlags(const CLI::App& app, const SimFlags& f) {
     return Status(Code::kInvalidArgument,
                   "--sweep-active-list sets the active list itself and does not combine with "
                   "--active-list, --explain or --hot-likes");
+  if (f.cluster.strategy == "all" &&
+      (!f.sweep.empty() || f.explain || f.hot_likes > 0 || f.async || f.jsonl))
+    return Status(Code::kInvalidArgument,
+                  "--strategy all compares the strategies on its own probe ops and does not "
+                  "combine with --sweep-active-list, --explain, --hot-likes, --async or --jsonl");
   if (f.verify_depth < 1)
     return Status(Code::kInvalidArgument, "--verify-depth must be at least 1");
   return Status::Ok();
@@ -479,6 +490,64 @@ int Output(const SimFlags& f, const SimResult& r, const WorkDir& dir) {
   return ComparedExit(r.compared, r.feeds);
 }
 
+// --strategy all: seed 003's comparison (strategies.h) on the workload's setup, hybrid.
+int StrategiesMain(const SimFlags& f, const WorkloadSpec& spec, const Trace& trace,
+                   const TraceModel& model, int64_t clock_ms) {
+  const bool json = f.json || !f.jq.empty();
+  DriverOptions driver;
+  Status s = SimDriverOptions(f, model, clock_ms, &driver);
+  if (!s.ok()) return cli::ReportError(kProgram, s, json);
+  StrategyOptions o;
+  o.cluster = driver.cluster;
+  o.default_now_ms = driver.default_now_ms;
+  o.durable_setup = driver.durable_setup;
+  o.samples = f.strategy_ops;
+  auto work = WorkDir::Make(f.data, kProgram);
+  if (!work.ok()) return cli::ReportError(kProgram, work.status(), json);
+  WorkDir dir = std::move(work.value());
+  Progress progress(f.progress);
+  auto runs = CompareStrategies(trace, model, {std::begin(kStrategies), std::end(kStrategies)}, o,
+                                dir.path(), progress);
+  progress.Clear();
+  if (!runs.ok()) return cli::ReportError(kProgram, runs.status(), json);
+  const std::string subtitle =
+      (f.trace_path.empty() ? spec.kind + " workload, seed " + std::to_string(spec.seed)
+                            : "trace " + f.trace_path) +
+      ": the setup (" + std::to_string(model.setup_users) + " users, " +
+      std::to_string(model.setup_posts) + " posts, " + std::to_string(model.setup_follows) +
+      " follows), then " + DescribeStrategyProbe(o);
+  Json all = StrategiesJson(runs.value(), o);
+  all["program"] = kProgram;
+  all["version"] = kVersion;
+  all["workload"] = f.trace_path.empty() ? spec.ToJson() : Json(nullptr);
+  all["trace"] = f.trace_path.empty() ? Json(nullptr) : Json(f.trace_path);
+  if (!f.jq.empty()) {
+    cli::Jq jq(f.jq);
+    std::string out;
+    Status filtered = jq.Run(all.dump(), &out);
+    std::cout << out;
+    if (!filtered.ok()) return cli::ReportError(kProgram, filtered, true);
+  } else if (f.json) {
+    std::cout << all.dump(2) << "\n";
+  } else {
+    PrintStrategies(std::cout, kProgram, subtitle, runs.value());
+  }
+  if (!dir.temporary())
+    (json ? std::cerr : std::cout) << "\nclusters kept in " << dir.path() << "\n";
+  std::cout << std::flush;
+  if (!f.csv.empty()) {
+    std::ostringstream csv;
+    StrategyTable(runs.value()).WriteCsv(csv);
+    s = WriteText(f.csv, csv.str());
+  }
+  // The SVG's panels: shards and statements per op kind, one bar a strategy.
+  if (s.ok() && !f.svg.empty())
+    s = WriteText(f.svg, SvgBarChart(StrategyShapeTable(runs.value()),
+                                     "weibo-sim: gene vs uid-mapping vs tid (seed 003)", subtitle));
+  if (!s.ok()) return cli::ReportError(kProgram, s, json);
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app("Run one workload under push, pull and hybrid and compare them, for teaching.",
                kProgram);
@@ -511,6 +580,8 @@ int Main(int argc, char** argv) {
   if (!trace.ok()) return cli::ReportError(kProgram, trace.status(), json);
   TraceModel model = ModelTrace(trace.value(), f.cluster.shards);
   if (!f.sweep.empty()) return SweepMain(f, spec, trace.value(), model, clock.value());
+  if (f.cluster.strategy == "all")
+    return StrategiesMain(f, spec, trace.value(), model, clock.value());
 
   SimResult r;
   r.workload = f.trace_path.empty() ? spec.ToJson() : Json(nullptr);
