@@ -114,9 +114,9 @@ Status RunStrategy(const Trace& probe, const TraceModel& model, const std::vecto
     kind.p99_ms = stats.latency.PercentileMs(99);
   }
   if (run.errors > 0)
-    return Status(run.first_error.code(), out->strategy + ": " + std::to_string(run.errors) +
-                                              " probe op(s) refused, the first: " +
-                                              run.first_error.message());
+    return Status(run.first_error.code(),
+                  out->strategy + ": " + std::to_string(run.errors) +
+                      " probe op(s) refused, the first: " + run.first_error.message());
   return Status::Ok();
 }
 
@@ -193,13 +193,14 @@ Json StrategiesJson(const std::vector<StrategyRun>& runs, const StrategyOptions&
     for (size_t k = 0; k < 5; ++k) {
       if (!r.built) break;
       const StrategyRun::Kind& kind = r.kinds[k];
-      ops[kStrategyKinds[k].stats] = {{"ops", kind.ops},
-                                      {"errors", kind.errors},
-                                      {"shards", Number(Field(r, k, &StrategyRun::Kind::shards))},
-                                      {"statements", Number(Field(r, k, &StrategyRun::Kind::statements))},
-                                      {"rows_read", Number(Field(r, k, &StrategyRun::Kind::rows_read))},
-                                      {"p50_ms", Number(Field(r, k, &StrategyRun::Kind::p50_ms))},
-                                      {"p99_ms", Number(Field(r, k, &StrategyRun::Kind::p99_ms))}};
+      ops[kStrategyKinds[k].stats] = {
+          {"ops", kind.ops},
+          {"errors", kind.errors},
+          {"shards", Number(Field(r, k, &StrategyRun::Kind::shards))},
+          {"statements", Number(Field(r, k, &StrategyRun::Kind::statements))},
+          {"rows_read", Number(Field(r, k, &StrategyRun::Kind::rows_read))},
+          {"p50_ms", Number(Field(r, k, &StrategyRun::Kind::p50_ms))},
+          {"p99_ms", Number(Field(r, k, &StrategyRun::Kind::p99_ms))}};
     }
     list.push_back(Json{{"strategy", r.strategy},
                         {"built", r.built},

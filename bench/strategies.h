@@ -78,8 +78,7 @@ Result<Trace> StrategyProbeTrace(const Trace& trace, const TraceModel& model, in
 Result<std::vector<StrategyRun>> CompareStrategies(const Trace& trace, const TraceModel& model,
                                                    const std::vector<std::string>& strategies,
                                                    const StrategyOptions& options,
-                                                   const std::string& work_dir,
-                                                   Progress& progress);
+                                                   const std::string& work_dir, Progress& progress);
 
 // One column a strategy; per kind its shards, statements, p50 and p99 (the SVG's panels
 // take the shards and statements rows: StrategyShapeTable).
