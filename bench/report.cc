@@ -100,6 +100,7 @@ Json ClusterJson(const RunInfo& info) {
       {"active_list", info.cluster.active_list},
       {"group_commit", info.cluster.group_commit},
       {"durability", info.cluster.durability},
+      {"strategy", info.cluster.strategy},
       {"active_list_auto", info.active_list_auto},
       {"inbox_cap", info.cluster.inbox_cap != 0 ? Json(info.cluster.inbox_cap) : Json(nullptr)}};
 }
@@ -217,7 +218,7 @@ void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
         << ", group commit "
         << (info.cluster.group_commit != 0 ? std::to_string(info.cluster.group_commit) + " jobs"
                                            : std::string("off"))
-        << ", durability " << info.cluster.durability;
+        << ", durability " << info.cluster.durability << ", strategy " << info.cluster.strategy;
   }
   out << (info.async ? ", async writes + drain" : "") << "\n\n";
   BenchTable(modes, info.async).Print(out);

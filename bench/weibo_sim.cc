@@ -79,6 +79,7 @@ Json SimJson(const Json& workload, const std::string& trace, const ClusterOption
   j["cluster"] = {{"shards", cluster.shards},
                   {"celebrity_threshold", cluster.celebrity_threshold},
                   {"active_list", cluster.active_list},
+                  {"strategy", cluster.strategy},
                   {"inbox_cap", cluster.inbox_cap != 0 ? Json(cluster.inbox_cap) : Json(nullptr)}};
   j["modes"] = Json::array();
   for (const auto& m : modes) j["modes"].push_back(m.ToJson());
@@ -623,7 +624,8 @@ int Main(int argc, char** argv) {
                ": " + DescribeTrace(trace.value(), model) + "; " +
                std::to_string(r.cluster.shards) + " shards, celebrity threshold " +
                std::to_string(r.cluster.celebrity_threshold) + " fans, active list " +
-               std::to_string(r.cluster.active_list);
+               std::to_string(r.cluster.active_list) +
+               (r.cluster.strategy == "gene" ? "" : ", strategy " + r.cluster.strategy);
   r.explained = explained.str();
   return Output(f, r, dir);
 }
