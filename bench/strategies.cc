@@ -47,9 +47,8 @@ Result<Trace> StrategyProbeTrace(const Trace& trace, const TraceModel& model, in
   // Distinct posts to show and then delete: a shuffled prefix (fewer when the setup has fewer).
   for (size_t i = made.size(); i > 1; --i) std::swap(made[i - 1], made[rng.Below(i)]);
   const size_t picked = std::min(made.size(), static_cast<size_t>(samples));
-  for (int64_t i = 0; i < samples; ++i)
-    out.push_back(Request{
-        "show", Json{{"msg", "#" + std::to_string(made[static_cast<size_t>(i) % picked].k)}}});
+  for (size_t i = 0; i < picked; ++i)
+    out.push_back(Request{"show", Json{{"msg", "#" + std::to_string(made[i].k)}}});
   blocks->push_back(out.size());
   for (int64_t i = 0; i < samples; ++i)
     out.push_back(Request{"timeline", Json{{"user", user()}, {"posts", true}}});
@@ -81,6 +80,7 @@ Status RunStrategy(const Trace& probe, const TraceModel& model, const std::vecto
   Replayer replayer(probe, model, r);
   Status s = replayer.Setup();
   if (!s.ok() && s.code() == Code::kInvalidArgument &&
+      s.message().find("--strategy") != std::string::npos &&
       !std::filesystem::exists(dir + "/shard-00.db")) {
     out->built = false;  // weibo-init refused the strategy: nothing to measure
     out->why_not = s.message();

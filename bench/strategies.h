@@ -6,10 +6,11 @@
 // `samples` of each, counted from outside by the probe (probe.h) and timed one by one:
 //
 //   post           a new original by a random user of the setup
-//   show           one message by id, a distinct post of the setup each time
+//   show           one message by id, a distinct post of the setup each time (as many
+//                  as the setup made, when it made fewer than `samples`)
 //   user timeline  a user's own posts (timeline --posts), a random user
 //   home timeline  a user's home timeline, a random user
-//   delete         the shown messages, by their authors, last
+//   delete         the shown messages, by their authors
 //
 // Each kind runs as a block of its own, in that order (deletes last: they change what the
 // timelines hold), and the executor is reopened between blocks (Replayer::Reopen), so that
