@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 
 #include "cluster.h"
 #include "metrics.h"
 #include "probe.h"
 #include "rng.h"
+#include "weibo/cli.h"
+#include "weibo/version.h"
 
 namespace weibo::bench {
 
@@ -224,12 +227,43 @@ std::string StrategyNotes(const std::vector<StrategyRun>& runs) {
 
 namespace weibo::bench {
 
-void PrintStrategies(std::ostream& out, const std::string& program, const std::string& subtitle,
-                     const std::vector<StrategyRun>& runs) {
-  out << program << ": " << subtitle << "\n\n";
-  StrategyTable(runs).Print(out);
-  const std::string notes = StrategyNotes(runs);
-  if (!notes.empty()) out << "\n" << notes;
+int CompareAndReport(const Trace& trace, const TraceModel& model, const StrategyOptions& options,
+                     const StrategyReport& report, const std::string& subtitle,
+                     std::vector<StrategyRun>* runs) {
+  const bool json = report.json || !report.jq.empty();
+  auto work = WorkDir::Make(report.data, report.program);
+  if (!work.ok()) return cli::ReportError(report.program, work.status(), json);
+  WorkDir dir = std::move(work.value());
+  Progress progress(report.progress);
+  auto ran = CompareStrategies(trace, model, {std::begin(kStrategies), std::end(kStrategies)},
+                               options, dir.path(), progress);
+  progress.Clear();
+  if (!ran.ok()) return cli::ReportError(report.program, ran.status(), json);
+  *runs = std::move(ran.value());
+  Json all = StrategiesJson(*runs, options);
+  all["program"] = report.program;
+  all["version"] = kVersion;
+  if (report.extra.is_object()) all.update(report.extra);
+  int exit = 0;
+  if (!report.jq.empty()) {
+    cli::Jq jq(report.jq);
+    std::string out;
+    Status filtered = jq.Run(all.dump(), &out);
+    std::cout << out;
+    if (!filtered.ok()) exit = cli::ReportError(report.program, filtered, true);
+  } else if (report.json) {
+    std::cout << all.dump(report.json_indent) << "\n";
+  } else {
+    std::cout << report.program << ": " << subtitle << "\n\n";
+    StrategyTable(*runs).Print(std::cout);
+    const std::string notes = StrategyNotes(*runs);
+    if (!notes.empty()) std::cout << "\n" << notes;
+  }
+  // Standard output stays pure JSON when JSON was asked for.
+  if (!dir.temporary())
+    (json ? std::cerr : std::cout) << "\nclusters kept in " << dir.path() << "\n";
+  std::cout << std::flush;
+  return exit;
 }
 
 std::string DescribeStrategyProbe(const StrategyOptions& o) {

@@ -90,9 +90,24 @@ Table StrategyShapeTable(const std::vector<StrategyRun>& runs);
 Json StrategiesJson(const std::vector<StrategyRun>& runs, const StrategyOptions& options);
 // The lines under the table: the strategies not built, and why.
 std::string StrategyNotes(const std::vector<StrategyRun>& runs);
-// The text report: "program: subtitle", the table (StrategyTable), the notes.
-void PrintStrategies(std::ostream& out, const std::string& program, const std::string& subtitle,
-                     const std::vector<StrategyRun>& runs);
+// How a program's --strategy all runs and prints (CompareAndReport).
+struct StrategyReport {
+  std::string program;
+  std::string data;      // --data: the work directory, kept; "": a temporary one
+  std::string jq;        // --jq EXPR: print what it makes of the JSON
+  bool json = false;     // --json: print the JSON
+  int json_indent = -1;  // nlohmann's dump indent of --json
+  bool progress = false;
+  Json extra;  // merged into the JSON (program and version always are)
+};
+
+// Runs every strategy of kStrategies in a work directory and prints the result as asked:
+// the jq output, the JSON, or "program: " + subtitle(runs' options), the table and the
+// notes; then where the clusters were kept, when they were. *runs gets what ran. The exit
+// status: 0, or the error's (reported on standard error).
+int CompareAndReport(const Trace& trace, const TraceModel& model, const StrategyOptions& options,
+                     const StrategyReport& report, const std::string& subtitle,
+                     std::vector<StrategyRun>* runs);
 // "post" etc. and the probe's shape, for the report's subtitle.
 std::string DescribeStrategyProbe(const StrategyOptions& options);
 

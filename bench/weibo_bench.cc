@@ -241,31 +241,14 @@ int StrategiesMain(const Trace& trace, const RunFlags& f, int64_t default_now_ms
   o.default_now_ms = default_now_ms;
   o.durable_setup = f.cluster.durable_setup;
   o.samples = f.strategy_ops;
-  auto work = WorkDir::Make(f.data, kProgram);
-  if (!work.ok()) return cli::ReportError(kProgram, work.status(), json);
-  WorkDir dir = std::move(work.value());
-  Progress progress(f.progress);
-  auto runs = CompareStrategies(trace, model, {std::begin(kStrategies), std::end(kStrategies)}, o,
-                                dir.path(), progress);
-  progress.Clear();
-  if (!runs.ok()) return cli::ReportError(kProgram, runs.status(), json);
-  Json all = StrategiesJson(runs.value(), o);
-  all["program"] = kProgram;
-  all["version"] = kVersion;
-  if (!f.jq.empty()) {
-    cli::Jq jq(f.jq);
-    std::string out;
-    Status filtered = jq.Run(all.dump(), &out);
-    std::cout << out;
-    if (!filtered.ok()) return cli::ReportError(kProgram, filtered, true);
-  } else if (f.json) {
-    std::cout << all.dump() << "\n";
-  } else {
-    PrintStrategies(std::cout, kProgram, what + "; " + DescribeStrategyProbe(o), runs.value());
-  }
-  if (!dir.temporary())
-    (json ? std::cerr : std::cout) << "\nclusters kept in " << dir.path() << "\n";
-  return 0;
+  StrategyReport report;
+  report.program = kProgram;
+  report.data = f.data;
+  report.jq = f.jq;
+  report.json = f.json;
+  report.progress = f.progress;
+  std::vector<StrategyRun> runs;
+  return CompareAndReport(trace, model, o, report, what + "; " + DescribeStrategyProbe(o), &runs);
 }
 
 // star: --star's options (fans 0: none).

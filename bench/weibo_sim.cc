@@ -503,47 +503,31 @@ int StrategiesMain(const SimFlags& f, const WorkloadSpec& spec, const Trace& tra
   o.default_now_ms = driver.default_now_ms;
   o.durable_setup = driver.durable_setup;
   o.samples = f.strategy_ops;
-  auto work = WorkDir::Make(f.data, kProgram);
-  if (!work.ok()) return cli::ReportError(kProgram, work.status(), json);
-  WorkDir dir = std::move(work.value());
-  Progress progress(f.progress);
-  auto runs = CompareStrategies(trace, model, {std::begin(kStrategies), std::end(kStrategies)}, o,
-                                dir.path(), progress);
-  progress.Clear();
-  if (!runs.ok()) return cli::ReportError(kProgram, runs.status(), json);
+  StrategyReport report;
+  report.program = kProgram;
+  report.data = f.data;
+  report.jq = f.jq;
+  report.json = f.json;
+  report.json_indent = 2;
+  report.progress = f.progress;
+  report.extra = {{"workload", f.trace_path.empty() ? spec.ToJson() : Json(nullptr)},
+                  {"trace", f.trace_path.empty() ? Json(nullptr) : Json(f.trace_path)}};
   const std::string subtitle =
       (f.trace_path.empty() ? spec.kind + " workload, seed " + std::to_string(spec.seed)
                             : "trace " + f.trace_path) +
       ": the setup (" + std::to_string(model.setup_users) + " users, " +
       std::to_string(model.setup_posts) + " posts, " + std::to_string(model.setup_follows) +
       " follows), then " + DescribeStrategyProbe(o);
-  Json all = StrategiesJson(runs.value(), o);
-  all["program"] = kProgram;
-  all["version"] = kVersion;
-  all["workload"] = f.trace_path.empty() ? spec.ToJson() : Json(nullptr);
-  all["trace"] = f.trace_path.empty() ? Json(nullptr) : Json(f.trace_path);
-  if (!f.jq.empty()) {
-    cli::Jq jq(f.jq);
-    std::string out;
-    Status filtered = jq.Run(all.dump(), &out);
-    std::cout << out;
-    if (!filtered.ok()) return cli::ReportError(kProgram, filtered, true);
-  } else if (f.json) {
-    std::cout << all.dump(2) << "\n";
-  } else {
-    PrintStrategies(std::cout, kProgram, subtitle, runs.value());
-  }
-  if (!dir.temporary())
-    (json ? std::cerr : std::cout) << "\nclusters kept in " << dir.path() << "\n";
-  std::cout << std::flush;
+  std::vector<StrategyRun> runs;
+  if (int exit = CompareAndReport(trace, model, o, report, subtitle, &runs)) return exit;
   if (!f.csv.empty()) {
     std::ostringstream csv;
-    StrategyTable(runs.value()).WriteCsv(csv);
+    StrategyTable(runs).WriteCsv(csv);
     s = WriteText(f.csv, csv.str());
   }
   // The SVG's panels: shards and statements per op kind, one bar a strategy.
   if (s.ok() && !f.svg.empty())
-    s = WriteText(f.svg, SvgBarChart(StrategyShapeTable(runs.value()),
+    s = WriteText(f.svg, SvgBarChart(StrategyShapeTable(runs),
                                      "weibo-sim: gene vs uid-mapping vs tid (seed 003)", subtitle));
   if (!s.ok()) return cli::ReportError(kProgram, s, json);
   return 0;
