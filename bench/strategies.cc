@@ -15,11 +15,11 @@ namespace weibo::bench {
 
 const char* const kStrategies[3] = {"gene", "uid-mapping", "tid"};
 
-const StrategyKind kStrategyKinds[5] = {{"post", "post"},
-                                        {"show", "show by id"},
-                                        {"user_timeline", "user timeline"},
-                                        {"timeline", "home timeline"},
-                                        {"delete", "delete"}};
+const StrategyKind kStrategyKinds[kKindCount] = {{"post", "post"},
+                                                 {"show", "show by id"},
+                                                 {"user_timeline", "user timeline"},
+                                                 {"timeline", "home timeline"},
+                                                 {"delete", "delete"}};
 
 Result<Trace> StrategyProbeTrace(const Trace& trace, const TraceModel& model, int64_t samples,
                                  uint64_t seed, std::vector<size_t>* blocks) {
@@ -101,7 +101,7 @@ Status RunStrategy(const Trace& probe, const TraceModel& model, const std::vecto
   replayer.Close();
   if (!s.ok()) return s;
   const ModeRun& run = replayer.result();
-  for (size_t i = 0; i < 5; ++i) {
+  for (size_t i = 0; i < kKindCount; ++i) {
     auto it = run.ops.find(kStrategyKinds[i].stats);
     if (it == run.ops.end()) continue;
     const OpStats& stats = it->second;
@@ -129,7 +129,7 @@ double Field(const StrategyRun& run, size_t kind, double StrategyRun::Kind::*fie
 }
 
 void AddRows(Table* t, const std::vector<StrategyRun>& runs, bool latency) {
-  for (size_t k = 0; k < 5; ++k) {
+  for (size_t k = 0; k < kKindCount; ++k) {
     auto col = [&](double StrategyRun::Kind::*field) {
       std::vector<double> v;
       for (const StrategyRun& r : runs) v.push_back(Field(r, k, field));
@@ -142,6 +142,14 @@ void AddRows(Table* t, const std::vector<StrategyRun>& runs, bool latency) {
     t->Add(title + ": p50", "ms", col(&StrategyRun::Kind::p50_ms), 3);
     t->Add(title + ": p99", "ms", col(&StrategyRun::Kind::p99_ms), 3);
   }
+}
+
+// The lines under the table: the strategies not built, and why.
+std::string StrategyNotes(const std::vector<StrategyRun>& runs) {
+  std::string notes;
+  for (const StrategyRun& r : runs)
+    if (!r.built) notes += r.strategy + ": not measured: " + r.why_not + "\n";
+  return notes;
 }
 
 Table Columns(const std::vector<StrategyRun>& runs) {
@@ -193,7 +201,7 @@ Json StrategiesJson(const std::vector<StrategyRun>& runs, const StrategyOptions&
   Json list = Json::array();
   for (const StrategyRun& r : runs) {
     Json ops = Json::object();
-    for (size_t k = 0; k < 5; ++k) {
+    for (size_t k = 0; k < kKindCount; ++k) {
       if (!r.built) break;
       const StrategyRun::Kind& kind = r.kinds[k];
       ops[kStrategyKinds[k].stats] = {
@@ -215,17 +223,6 @@ Json StrategiesJson(const std::vector<StrategyRun>& runs, const StrategyOptions&
               {"samples", options.samples},
               {"strategies", list}};
 }
-
-std::string StrategyNotes(const std::vector<StrategyRun>& runs) {
-  std::string notes;
-  for (const StrategyRun& r : runs)
-    if (!r.built) notes += r.strategy + ": not measured: " + r.why_not + "\n";
-  return notes;
-}
-
-}  // namespace weibo::bench
-
-namespace weibo::bench {
 
 int CompareAndReport(const Trace& trace, const TraceModel& model, const StrategyOptions& options,
                      const StrategyReport& report, const std::string& subtitle,

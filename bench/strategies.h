@@ -47,7 +47,8 @@ struct StrategyKind {
   const char* stats;  // "post", "show", "user_timeline", "timeline", "delete"
   const char* title;  // "post", "show by id", ...
 };
-extern const StrategyKind kStrategyKinds[5];
+constexpr size_t kKindCount = 5;
+extern const StrategyKind kStrategyKinds[kKindCount];
 
 struct StrategyOptions {
   std::string feed = "hybrid";
@@ -66,7 +67,7 @@ struct StrategyRun {
     int64_t ops = 0, errors = 0;
     double shards = 0, statements = 0, rows_read = 0, p50_ms = 0, p99_ms = 0;
   };
-  Kind kinds[5];  // as kStrategyKinds
+  Kind kinds[kKindCount];  // as kStrategyKinds
 };
 
 // The setup of trace followed by the probe ops (the header comment), a block of each kind
@@ -88,8 +89,6 @@ Table StrategyShapeTable(const std::vector<StrategyRun>& runs);
 // {"feed", "samples", "strategies": [{"strategy", "built", "why_not", "ops": {"post":
 // {"ops", "errors", "shards", "statements", "rows_read", "p50_ms", "p99_ms"}, ...}}]}
 Json StrategiesJson(const std::vector<StrategyRun>& runs, const StrategyOptions& options);
-// The lines under the table: the strategies not built, and why.
-std::string StrategyNotes(const std::vector<StrategyRun>& runs);
 // How a program's --strategy all runs and prints (CompareAndReport).
 struct StrategyReport {
   std::string program;
