@@ -307,8 +307,8 @@ int ExplainMain(int argc, char** argv) {
   bool json = false, with_drain = false;
   std::vector<std::string> words;
   app.add_option("--strategy", strategy,
-                 "explain under this sharding strategy: gene or uid-mapping (tid is not "
-                 "available in this build); default: the cluster's")
+                 "explain under this sharding strategy: gene, uid-mapping or tid; default: the "
+                 "cluster's")
       ->type_name("S");
   app.add_flag("--with-drain", with_drain,
                "also run the drain of the jobs the command creates, as the command would, and "

@@ -73,7 +73,8 @@ std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard
             ActiveDropJob{e.fan, author, e.touched});
   ActiveMergeEntry entry{author, seq, {}, std::nullopt};
   int64_t cap = ctx.config().inbox_cap;
-  for (const MsgRow& m : AuthorPosts(author_shard, author, 0, std::max<int64_t>(0, floor - 1), cap))
+  for (const MsgRow& m :
+       AuthorPostsOf(ctx, author_shard, author, std::max<int64_t>(0, floor - 1), cap))
     entry.items.push_back({m.id, m.time});
   // A full snapshot may have left older posts behind: the inbox is complete only from the
   // oldest one up (tables/msg_index.h).

@@ -1,17 +1,19 @@
 // delete: by the author; a comment also by the author of the message it comments on
 // (seed 000 flows 5-7).
 //
-// Shards: the message's own shard (= its author's) in one transaction — msg_info,
-// msg_counter, msg_like and msg_history rows, the author's own inbox row, msg_count - 1 —
-// plus jobs: for a comment or repost, ref_remove on the referenced message's shard (relation
-// row gone, comment_count or transfer_count - 1; commented_count and transferred_count never
-// drop); for an original or repost, purge, which removes the pushed inbox rows of every
-// follower shard; for a message with text, search_index, which drops it from the search
-// index (flows/search.cc); under uid-mapping, tid_map, which marks its mapping deleted
-// (flows/placement.cc) when that is on another shard. Until a purge is done, readers skip inbox
-// rows whose message is gone, so a deleted message is never shown. Comments and reposts of it stay
-// and show it as deleted by its author. A request with an id records it in that transaction
-// (tables/request_log.h); the same id again gets the same reply, not not_found.
+// Shards: the message's own shard (its author's, but under strategy tid msg mod N) in one
+// transaction — msg_info, msg_counter, msg_like and msg_history rows, and the author's
+// side: author_feed, the author's own inbox row, msg_count - 1 (under tid, when the
+// author's shard is another, an author_drop job does that side there, and the purge too,
+// flows/message_write.cc says why) — plus jobs: for a comment or repost, ref_remove on the
+// referenced message's shard (relation row gone, comment_count or transfer_count - 1;
+// commented_count and transferred_count never drop); for an original or repost, purge, which
+// removes the pushed inbox rows of every follower shard; for a message with text, search_index,
+// which drops it from the search index (flows/search.cc); under uid-mapping, tid_map, which marks
+// its mapping deleted (flows/placement.cc) when that is on another shard. Until a purge is done,
+// readers skip inbox rows whose message is gone, so a deleted message is never shown. Comments and
+// reposts of it stay and show it as deleted by its author. A request with an id records it in that
+// transaction (tables/request_log.h); the same id again gets the same reply, not not_found.
 #include "flows/entities.h"
 #include "flows/flows.h"
 #include "flows/message.h"
@@ -49,20 +51,42 @@ Json Delete(Context& ctx, const Json& args) {
   DeleteCounter(shard, msg.id);
   DeleteLikesOf(shard, msg.id);
   DeleteHistory(shard, msg.id);
-  DeleteAuthorFeed(shard, msg.user_id, msg.id);
-  DeleteInbox(shard, msg.user_id, msg.id);
+  const int author_shard = ctx.shards().AuthorShardIndex(msg.user_id);
+  const bool author_here = author_shard == shard.index();
+  if (author_here) {
+    DeleteAuthorFeed(shard, msg.user_id, msg.id);
+    DeleteInbox(shard, msg.user_id, msg.id);
+  }
   RemoveEntity(ctx, shard, MessageEntityId(msg.id));  // its attributes and their index rows
-  AddUserCounts(shard, msg.user_id, -1, 0, 0);
+  if (author_here) AddUserCounts(shard, msg.user_id, -1, 0, 0);
   RecordPlacement(ctx, shard, msg.id, msg.user_id, true);  // uid-mapping: tid_map's mark
   if (msg.type != kOriginal)
     Enqueue(ctx, shard, ctx.shards().MsgShardIndex(msg.ref_msg_id),
             RefRemoveJob{msg.type, msg.user_id, msg.id, msg.ref_msg_id});
-  if (msg.type != kComment) EnqueuePurge(ctx, shard, msg);
+  if (!author_here)  // tid: the author's side, and from there the purge
+    Enqueue(ctx, shard, author_shard, AuthorDropJob{msg.user_id, msg.id, msg.type});
+  else if (msg.type != kComment)
+    EnqueuePurge(ctx, shard, msg);
   if (!IndexedText(msg).empty()) EnqueueSearchIndex(ctx, shard, msg.id);
   ctx.RecordApplied(shard, 0);
   txn.Commit();
   ctx.Settle();
   return Json{{"id", std::to_string(msg.id)}, {"deleted", true}};
+}
+
+// Under tid, on the author's shard: the author's side of a deleted message. The purge of
+// its pushed inbox rows starts here, where its fans are, once author_feed no longer lists
+// it, so a fan-out that has not run yet finds it gone (flows/fanout.cc).
+void ApplyAuthorDrop(Context& ctx, Shard& target, const AuthorDropJob& job) {
+  DeleteAuthorFeed(target, job.user_id, job.msg_id);
+  DeleteInbox(target, job.user_id, job.msg_id);
+  AddUserCounts(target, job.user_id, -1, 0, 0);
+  if (job.type != kComment) {
+    MsgRow msg;
+    msg.id = job.msg_id;
+    msg.user_id = job.user_id;
+    EnqueuePurge(ctx, target, msg);
+  }
 }
 
 }  // namespace weibo

@@ -1,13 +1,13 @@
 // edit: the author changes the text of an original or a repost (seed 003's update of the
 // post center; weibo-edit(1)).
 //
-// Shards: the message's own shard (= its author's) in one transaction — the text it had
-// into msg_history, msg_info's content, edited and edit_count — plus a search_index job
-// for that shard (flows/search.cc). Nothing else: inboxes and author feeds hold ids, not
-// text, so every timeline shows the new text at once. Comments are not edited (a reply
-// whose meaning changes under the comments after it); a deleted message is not_found; the
-// text obeys post's limits (ops/args.cc). The same text again changes nothing and adds no
-// history. A request with an id records it in that transaction (tables/request_log.h); the
+// Shards: the message's own shard (its author's, or msg mod N under tid) in one
+// transaction — the text it had into msg_history, msg_info's content, edited and
+// edit_count — plus a search_index job for that shard (flows/search.cc). Nothing else: inboxes and
+// author feeds hold ids, not text, so every timeline shows the new text at once. Comments are not
+// edited (a reply whose meaning changes under the comments after it); a deleted message is
+// not_found; the text obeys post's limits (ops/args.cc). The same text again changes nothing and
+// adds no history. A request with an id records it in that transaction (tables/request_log.h); the
 // same id again replays the message as it is now instead of editing twice.
 #include "flows/flows.h"
 #include "flows/message.h"

@@ -48,6 +48,7 @@
 #include "flows/flows.h"
 #include "flows/message.h"
 #include "tables/active_fan.h"
+#include "tables/author_feed.h"
 #include "tables/id_list.h"
 #include "tables/msg_deleted.h"
 #include "tables/msg_index.h"
@@ -83,7 +84,8 @@ std::vector<int64_t> StillFans(Context& ctx, const InboxRow& row, const std::vec
                                const std::string& users_json) {
   const std::vector<int64_t>* read = ctx.FansRead(row.msg_id);
   if (read == nullptr)
-    return FansWhileMsg(ctx.shards().ForUser(row.author_id), row.author_id, row.msg_id, users_json);
+    return FansWhileMsg(ctx.shards().ForUser(row.author_id), row.author_id, row.msg_id, users_json,
+                        !ctx.shards().AuthorHoldsMsgs());
   std::vector<int64_t> fans;
   fans.reserve(users.size());
   for (int64_t user : users)
@@ -108,11 +110,17 @@ void EnqueueFanOut(Context& ctx, Shard& shard, const MsgRow& msg) {
 }
 
 void EnqueuePurge(Context& ctx, Shard& shard, const MsgRow& msg) {
-  Enqueue(ctx, shard, shard.index(), PurgeJob{msg.user_id, msg.id});
+  // On the author's shard, where the fans are: this one, but under tid a delete's home is
+  // the message's shard.
+  Enqueue(ctx, shard, ctx.shards().AuthorShardIndex(msg.user_id), PurgeJob{msg.user_id, msg.id});
 }
 
 void ApplyFanOut(Context& ctx, Shard& shard, const FanOutJob& p) {
-  if (!GetMsg(shard, p.msg_id)) return;  // deleted before it was delivered
+  // Deleted before it was delivered: its row on this, the author's shard, is gone (under
+  // tid its msg_info row is on another shard; its author_feed row is here).
+  if (ctx.shards().AuthorHoldsMsgs() ? !GetMsg(shard, p.msg_id)
+                                     : !HasAuthorFeed(shard, p.author, p.msg_id))
+    return;
   FeedPolicy feed(ctx);
   bool tiered = false;
   if (feed.TiersFanOuts()) {  // the author's row is read only where it may matter

@@ -38,6 +38,18 @@ void ApplyTidMap(Context& ctx, Shard& target, const TidMapJob& job);
 // repaired when repair (run before the checks that find messages through the mapping).
 Json CheckTidMap(Context& ctx, const std::map<int64_t, int64_t>& authors, bool repair);
 
+// flows/message_write.cc and flows/delete.cc, strategy tid: the message's side of a new
+// message on its own shard, and the author's side of a deleted one on the author's.
+void ApplyMsgWrite(Context& ctx, Shard& target, const MsgWriteJob& job);
+// flows/placement.cc: an author's newest originals and reposts with id > since_id, at most
+// limit, newest first, read from the author's shard (a follow's merge, an active list's
+// join): its msg_info rows under gene and uid-mapping; under tid its author_feed rows, each
+// message then read on its own shard (one not there — deleted, or its msg_write job still
+// pending — left out, as a timeline leaves it out).
+std::vector<MsgRow> AuthorPostsOf(Context& ctx, Shard& author_shard, int64_t author,
+                                  int64_t since_id, int64_t limit);
+void ApplyAuthorDrop(Context& ctx, Shard& target, const AuthorDropJob& job);
+
 // flows/import.cc: the bulk follow of import and weibo-follow --from-file
 struct FollowEdge {
   int64_t user, target;  // user follows target

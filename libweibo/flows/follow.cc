@@ -162,7 +162,7 @@ void ApplyFanAdd(Context& ctx, Shard& target, const FanAddJob& p) {
     return;
   }
   InboxMergeJob merge{fan, user, {}, std::nullopt};
-  for (const MsgRow& m : AuthorPosts(target, user, 0, 0, ctx.config().inbox_cap))
+  for (const MsgRow& m : AuthorPostsOf(ctx, target, user, 0, ctx.config().inbox_cap))
     merge.items.push_back({m.id, m.time});
   if (merge.items.empty()) return;
   // A full merge may have left older posts behind: the fan's inbox is complete only from

@@ -16,6 +16,9 @@
 //                 pushed authors whose active list holds the follower: active_on) every
 //                 post made since a follow is in the follower's inbox — above the inbox's
 //                 floor, below which the cap trimmed it
+//   author_feed   under strategy tid only, where they are on two shards: every message has
+//                 its author_feed row on its author's shard and every row its message
+//                 (CheckAuthorFeed)
 //   clock         nothing is dated after the clock (the wall clock, or --now): no gene's
 //                 id sequence (msg_seq) and no author partition (author_part) is ahead of
 //                 it, and no message id is. A clock moved forward (a --now from before
@@ -86,6 +89,10 @@ struct Snapshot {
   std::map<int64_t, CounterRow> counters;
   std::map<int64_t, int64_t> like_rows;      // msg_like rows by message
   std::map<int64_t, int64_t> pending_likes;  // like deltas not applied yet, by message
+  // Strategy tid: messages whose msg_write or author_drop job is pending — counted in their
+  // author's msg_count, listed in author_feed, without msg_info — and how many by author.
+  std::set<int64_t> pending_msgs;
+  std::map<int64_t, int64_t> pending_msg_count;
   std::vector<RelationMsgRow> msg_relations;
   std::set<std::pair<int64_t, int64_t>> inbox;  // (user, msg)
   std::vector<InboxRow> inbox_rows;
@@ -156,6 +163,12 @@ Snapshot Load(Context& ctx) {
       if (job.kind == CounterDeltaJob::kKind) {
         auto delta = CounterDeltaJob::Decode(Json::parse(job.payload));
         s.pending_likes[delta.msg_id] += delta.likes;
+      } else if (job.kind == MsgWriteJob::kKind) {
+        const MsgRow row = MsgWriteJob::Decode(Json::parse(job.payload)).row;
+        if (s.pending_msgs.insert(row.id).second) ++s.pending_msg_count[row.user_id];
+      } else if (job.kind == AuthorDropJob::kKind) {
+        const AuthorDropJob drop = AuthorDropJob::Decode(Json::parse(job.payload));
+        if (s.pending_msgs.insert(drop.msg_id).second) ++s.pending_msg_count[drop.user_id];
       }
     for (auto& r : AllMsgRelations(shard)) s.msg_relations.push_back(r);
     for (auto& f : AllInboxFloors(shard)) s.floors[f.first] = f.second;
@@ -297,6 +310,7 @@ void CheckUserCounts(Context& ctx, Checker& c, const Snapshot& s) {
   for (const auto& [id, user] : s.users) recount[id] = {0, 0, 0};
   for (const auto& [user, other, type] : s.relations) ++recount[user][type == kFan ? 1 : 2];
   for (const auto& [id, m] : s.msgs) ++recount[m.user_id][0];
+  for (const auto& [user, n] : s.pending_msg_count) recount[user][0] += n;  // tid's jobs
   for (const auto& [id, u] : s.users) {
     const auto& r = recount[id];
     int64_t user = id;
@@ -382,9 +396,10 @@ void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
     bool own = row.author_id == row.user_id;
     std::string where = "inbox of user " + S(row.user_id) + ": message " + S(row.msg_id);
     auto drop = [&](Shard& sh) { DeleteInbox(sh, row.user_id, row.msg_id); };
-    if (m == s.msgs.end())
+    if (m == s.msgs.end()) {
+      if (s.pending_msgs.count(row.msg_id)) continue;  // tid: its job will write or drop it
       c.Violation("inbox", where + " was deleted", shards.ForUser(row.user_id), drop);
-    else if (m->second.user_id != row.author_id)
+    } else if (m->second.user_id != row.author_id)
       c.Violation("inbox", where + " names the wrong author", shards.ForUser(row.user_id), drop);
     else if (!own && !s.relations.count({row.user_id, row.author_id, kFollowing}))
       c.Violation("inbox", where + " is by user " + S(row.author_id) + ", who is not followed",
@@ -434,6 +449,58 @@ void CheckInbox(Context& ctx, Checker& c, const Snapshot& s) {
   }
 }
 
+// Strategy tid: a message's author_feed row is on its author's shard, its own rows on msg
+// mod N, written by two transactions (flows/message_write.cc). Both ways: every message,
+// live or archived, has its row (live or archived) on its author's shard, and every row
+// names a message of that author. A pending msg_write or author_drop job excuses what it
+// will write or remove. Under gene and uid-mapping both are in one transaction on one
+// shard, and nothing is asked here.
+void CheckAuthorFeed(Context& ctx, Checker& c, const Snapshot& s) {
+  ShardSet& shards = ctx.shards();
+  if (shards.AuthorHoldsMsgs()) return;
+  const std::set<int64_t>& pending = s.pending_msgs;
+  std::set<std::pair<int64_t, int64_t>> rows;                  // (author, msg), live or archived
+  std::vector<std::tuple<int, bool, int64_t, int64_t>> found;  // shard, archived, author, msg
+  for (int i = 0; i < shards.count(); ++i) {
+    Shard& shard = shards.At(i);
+    {
+      ReadTxn txn(shard);
+      for (const auto& [author, msg] : AllAuthorFeed(shard))
+        found.emplace_back(i, false, author, msg);
+    }
+    if (Shard* archive = shards.ArchiveAt(i)) {
+      ReadTxn txn(*archive);
+      for (const auto& [author, msg] : AllAuthorFeed(*archive))
+        found.emplace_back(i, true, author, msg);
+    }
+  }
+  for (const auto& [i, archived, author, msg] : found) {
+    rows.insert({author, msg});
+    auto m = s.msgs.find(msg);
+    if (pending.count(msg) ||
+        (m != s.msgs.end() && m->second.user_id == author && shards.AuthorShardIndex(author) == i))
+      continue;
+    const int64_t a = author, id = msg;
+    c.Violation(
+        "author_feed",
+        "author_feed of user " + S(author) + " on shard " + S(i) + (archived ? " (archived)" : "") +
+            " lists message " + S(msg) +
+            (m == s.msgs.end() ? ", which does not exist" : ", which is not that user's here"),
+        archived ? *shards.ArchiveAt(i) : shards.At(i),
+        [&](Shard& sh) { DeleteAuthorFeed(sh, a, id); });
+  }
+  for (const auto& [id, m] : s.msgs) {
+    if (rows.count({m.user_id, id}) || pending.count(id)) continue;
+    const int home = shards.AuthorShardIndex(m.user_id);
+    Shard* file = s.archived.count(id) ? shards.ArchiveAt(home, true) : &shards.At(home);
+    const MsgRow msg = m;
+    c.Violation(
+        "author_feed",
+        "message " + S(id) + " of user " + S(m.user_id) + " is missing from its author_feed", *file,
+        [&](Shard& sh) { InsertAuthorFeed(sh, msg.user_id, msg.id, msg.type); });
+  }
+}
+
 // Ahead of the clock means more than this ahead: ids borrow the next milliseconds when a
 // millisecond's 16384 are used up (storage/gene_id.h), which on a fixed clock (--now, a
 // test) moves them ahead by a millisecond for each 16384 posts of one gene.
@@ -463,6 +530,15 @@ void CheckClock(Context& ctx, Checker& c, const Snapshot& s) {
     for (auto [gene, last] : ahead) {
       // The lowest the sequence may go: no id is handed out twice.
       int64_t lowest = HighestMsgIdOfGene(shard, gene);
+      // Under tid the plain ids a shard made are on every shard (id mod N), and some are
+      // still on their way in a msg_write job: all of them hold the sequence.
+      if (gene == kPlainSeqKey && !ctx.shards().AuthorHoldsMsgs()) {
+        auto made_here = [i = i](int64_t id) { return ((id >> 8) & 255) == i; };
+        for (const auto& [id, m] : s.msgs)
+          if (made_here(id)) lowest = std::max(lowest, id);
+        for (int64_t id : s.pending_msgs)
+          if (made_here(id)) lowest = std::max(lowest, id);
+      }
       // kPlainSeqKey: the sequence of the shard's ids without a gene (uid-mapping).
       std::string detail =
           shard.name() + ": the id sequence of " +
@@ -583,6 +659,7 @@ Json Fsck(Context& ctx, const Json& args) {
   CheckUserCounts(ctx, c, s);
   CheckCounters(ctx, c, s);
   CheckInbox(ctx, c, s);
+  CheckAuthorFeed(ctx, c, s);
   CheckClock(ctx, c, s);
   CheckTokens(ctx, c, s);
   std::set<int64_t> users;

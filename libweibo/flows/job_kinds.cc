@@ -63,6 +63,8 @@ const JobKind kJobKinds[] = {
     Merged<SearchIndexJob, ApplySearchIndex, ApplySearchIndexes>(true, true),  // flows/search.cc
     Kind<IndexRowJob, ApplyIndexRow>(),                                        // flows/entities.cc
     Kind<TidMapJob, ApplyTidMap>(),                                            // flows/placement.cc
+    Kind<MsgWriteJob, ApplyMsgWrite>(),      // flows/message_write.cc
+    Kind<AuthorDropJob, ApplyAuthorDrop>(),  // flows/delete.cc
 };
 
 const JobKinds kTable{std::begin(kJobKinds), std::end(kJobKinds)};

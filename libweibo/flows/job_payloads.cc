@@ -206,6 +206,43 @@ TidMapJob TidMapJob::Decode(const Json& j) {
   return {j.at("msg").get<int64_t>(), j.at("user").get<int64_t>(), j.value("deleted", false)};
 }
 
+Json MsgWriteJob::Encode() const {
+  Json j{{"msg", row.id},
+         {"user", row.user_id},
+         {"type", row.type},
+         {"content", row.content},
+         {"ref_msg", row.ref_msg_id},
+         {"ref_user", row.ref_user_id},
+         {"root_msg", row.root_msg_id},
+         {"root_user", row.root_user_id},
+         {"time", row.time}};
+  if (!attrs.is_null()) j["attrs"] = attrs;
+  return j;
+}
+
+MsgWriteJob MsgWriteJob::Decode(const Json& j) {
+  MsgWriteJob job;
+  job.row.id = j.at("msg").get<int64_t>();
+  job.row.user_id = j.at("user").get<int64_t>();
+  job.row.type = j.at("type").get<int>();
+  job.row.content = j.at("content").get<std::string>();
+  job.row.ref_msg_id = j.at("ref_msg").get<int64_t>();
+  job.row.ref_user_id = j.at("ref_user").get<int64_t>();
+  job.row.root_msg_id = j.at("root_msg").get<int64_t>();
+  job.row.root_user_id = j.at("root_user").get<int64_t>();
+  job.row.time = j.at("time").get<int64_t>();
+  job.attrs = j.value("attrs", Json());
+  return job;
+}
+
+Json AuthorDropJob::Encode() const {
+  return Json{{"user", user_id}, {"msg", msg_id}, {"type", type}};
+}
+
+AuthorDropJob AuthorDropJob::Decode(const Json& j) {
+  return {j.at("user").get<int64_t>(), j.at("msg").get<int64_t>(), j.at("type").get<int>()};
+}
+
 Json IndexRowJob::Encode() const {
   return Json{{"index", index}, {"value", value}, {"entity", entity}, {"remove", remove}};
 }

@@ -228,6 +228,29 @@ struct TidMapJob {
   static TidMapJob Decode(const Json& j);
 };
 
+// flows/message_write.cc (strategy tid): a new message's own rows — msg_info, its counter
+// row, its entity (attrs), and the ref_add and search_index jobs they start — on shard
+// msg mod N when that is not its author's.
+struct MsgWriteJob {
+  static constexpr const char* kKind = "msg_write";
+  MsgRow row;
+  Json attrs;  // null: none
+  Json Encode() const;
+  static MsgWriteJob Decode(const Json& j);
+};
+
+// flows/delete.cc (strategy tid): a deleted message's author side — its author_feed row,
+// its author's own inbox row, msg_count - 1 and the purge of its pushed rows — on the
+// author's shard when that is not the message's.
+struct AuthorDropJob {
+  static constexpr const char* kKind = "author_drop";
+  int64_t user_id = 0;
+  int64_t msg_id = 0;
+  int type = 0;
+  Json Encode() const;
+  static AuthorDropJob Decode(const Json& j);
+};
+
 // Writes a job into source's open transaction (Context::Enqueue) under its payload's kind.
 template <typename Job>
 void Enqueue(Context& ctx, Shard& source, int target, const Job& job) {

@@ -1,5 +1,17 @@
 // Creating a message: the one path post, comment and repost share (message.h), and its
 // pieces.
+//
+// A message has two sides: its own rows (msg_info, msg_counter, its entity, and the ref_add
+// and search_index jobs that start from them) on the message's shard, and its author's
+// (author_feed, msg_count + 1, last_active, the author's own inbox row, the fan-out) on the
+// author's shard. Under gene and uid-mapping those are one shard and one transaction.
+// Under tid (seed 003's "by tid modulo N") the message's shard is msg mod N of a plain id:
+// the request's transaction on the author's shard allocates the id, writes the author's
+// side and, unless the id happens to fall on that same shard, enqueues a msg_write job
+// carrying the whole row to the message's shard (SPEC §5: one shard per transaction, the
+// outbox between them). Until that job is applied the message is in its author's list and
+// not found by id — a timeline passes over it as over a deleted one — which a command's
+// own drain (Context::Settle) ends before it answers.
 #include "flows/entities.h"
 #include "flows/flows.h"
 #include "flows/message.h"
@@ -10,6 +22,20 @@
 #include "tables/msg_index.h"
 
 namespace weibo {
+
+namespace {
+
+// The message's own side, on its shard (in the request's transaction, or a msg_write
+// job's): its rows, its entity and the jobs they start.
+void WriteMessageSide(Context& ctx, Shard& shard, const MsgRow& row, const Json& attrs) {
+  InsertMsg(shard, row);
+  InitCounter(shard, row.id);
+  if (!attrs.is_null() && !attrs.empty()) WriteEntity(ctx, shard, MessageEntityId(row.id), attrs);
+  if (row.type != kOriginal) EnqueueRefAdd(ctx, shard, row);
+  if (!IndexedText(row).empty()) EnqueueSearchIndex(ctx, shard, row.id);
+}
+
+}  // namespace
 
 MsgRow WriteMessage(Context& ctx, Shard& shard, MsgRow row) {
   row.time = ctx.now();
@@ -22,6 +48,10 @@ MsgRow WriteMessage(Context& ctx, Shard& shard, MsgRow row) {
   TouchUser(shard, row.user_id, row.time);
   InsertInbox(shard, {row.user_id, row.id, row.user_id, row.time});
   return row;
+}
+
+void ApplyMsgWrite(Context& ctx, Shard& target, const MsgWriteJob& job) {
+  WriteMessageSide(ctx, target, job.row, job.attrs);
 }
 
 Json ReplayedMessage(Context& ctx, int64_t msg_id) {
@@ -37,11 +67,27 @@ Json CreateMessage(Context& ctx, Shard& shard, MsgRow row, const Json& attrs) {
     txn.Commit();  // nothing written
     return ReplayedMessage(ctx, *done);
   }
-  row = WriteMessage(ctx, shard, row);
-  if (!attrs.is_null() && !attrs.empty()) WriteEntity(ctx, shard, MessageEntityId(row.id), attrs);
-  if (row.type != kComment) EnqueueFanOut(ctx, shard, row);
-  if (row.type != kOriginal) EnqueueRefAdd(ctx, shard, row);
-  if (!IndexedText(row).empty()) EnqueueSearchIndex(ctx, shard, row.id);
+  if (ctx.shards().AuthorHoldsMsgs()) {
+    row = WriteMessage(ctx, shard, row);
+    if (!attrs.is_null() && !attrs.empty()) WriteEntity(ctx, shard, MessageEntityId(row.id), attrs);
+    if (row.type != kComment) EnqueueFanOut(ctx, shard, row);
+    if (row.type != kOriginal) EnqueueRefAdd(ctx, shard, row);
+    if (!IndexedText(row).empty()) EnqueueSearchIndex(ctx, shard, row.id);
+  } else {  // tid: the author's side here, the message's on msg mod N (the top of this file)
+    row.time = ctx.now();
+    row.id = NextMsgId(shard, row.user_id, row.time, false);
+    InsertAuthorFeed(shard, row.user_id, row.id, row.type);
+    AddUserCounts(shard, row.user_id, 1, 0, 0);
+    TouchUser(shard, row.user_id, row.time);
+    InsertInbox(shard, {row.user_id, row.id, row.user_id, row.time});
+    const int home = ctx.shards().MsgShardIndex(row.id);
+    if (home == shard.index())
+      WriteMessageSide(ctx, shard, row, attrs);
+    else
+      Enqueue(ctx, shard, home,
+              MsgWriteJob{row, attrs.is_null() || attrs.empty() ? Json() : attrs});
+    if (row.type != kComment) EnqueueFanOut(ctx, shard, row);
+  }
   ctx.RecordApplied(shard, row.id);
   txn.Commit();
   ctx.Settle();

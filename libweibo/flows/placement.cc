@@ -15,6 +15,7 @@
 #include <string>
 
 #include "flows/flows.h"
+#include "tables/author_feed.h"
 #include "tables/outbox.h"
 #include "tables/tid_map.h"
 
@@ -31,6 +32,20 @@ void RecordPlacement(Context& ctx, Shard& shard, int64_t msg_id, int64_t user_id
     MarkTidMapDeleted(shard, msg_id, user_id);
   else
     InsertTidMap(shard, msg_id, user_id);
+}
+
+std::vector<MsgRow> AuthorPostsOf(Context& ctx, Shard& author_shard, int64_t author,
+                                  int64_t since_id, int64_t limit) {
+  if (ctx.shards().AuthorHoldsMsgs()) return AuthorPosts(author_shard, author, 0, since_id, limit);
+  std::vector<MsgRow> out;
+  for (int64_t part : AuthorParts(author_shard, author, kPartCount, kPartCount)) {
+    if (PartEnd(part) <= since_id) break;
+    for (int64_t id : ReadAuthorPart(author_shard, author, part, true, 0, since_id,
+                                     limit - static_cast<int64_t>(out.size())))
+      if (auto row = GetMsg(ctx.shards().ForMsg(id), id)) out.push_back(std::move(*row));
+    if (static_cast<int64_t>(out.size()) >= limit) break;
+  }
+  return out;
 }
 
 void ApplyTidMap(Context&, Shard& target, const TidMapJob& job) {

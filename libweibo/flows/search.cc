@@ -19,11 +19,12 @@
 // shard), so a message is never missed and never indexed twice.
 //
 // Reads: with a QUERY, every shard's search file (only one with --author: the strategy's
-// ShardSet::AuthorMsgShardIndex, under gene the author's shard), each newest first from the cursor
-// down, merged newest first (a k-way merge that reads one row ahead per shard). The re-check reads
-// each hit's msg_info row: a message deleted or edited since it was indexed (a lagging index) is
-// passed over, so no result ever shows a text the message no longer has. Without a QUERY, --author
-// lists the author's messages from msg_info. Time bounds are id bounds (ids sort by time, SPEC §2):
+// ShardSet::AuthorMsgShardIndex, under gene the author's shard; every shard under tid), each newest
+// first from the cursor down, merged newest first (a k-way merge that reads one row ahead per
+// shard). The re-check reads each hit's msg_info row: a message deleted or edited since it was
+// indexed (a lagging index) is passed over, so no result ever shows a text the message no longer
+// has. Without a QUERY, --author lists the author's messages from msg_info. Time bounds are id
+// bounds (ids sort by time, SPEC §2):
 // --since T is the first id of T's millisecond, --until T likewise, exclusive.
 //
 // rebuild: per shard, one transaction on the search file that clears it and indexes msg_info
@@ -120,12 +121,16 @@ std::vector<int64_t> Find(Context& ctx, const std::string& query, int64_t author
                           int64_t hi, int64_t count) {
   std::vector<int64_t> ids;
   const int n = ctx.shards().count();
-  if (query.empty()) {  // the author's shard, then its archive; merged newest first
-    const int index = ctx.shards().AuthorMsgShardIndex(author);
+  const int author_index = ctx.shards().AuthorMsgShardIndex(author);  // -1: every shard (tid)
+  if (query.empty()) {  // the author's shard (or every one), then its archive; newest first
     std::set<int64_t, std::greater<>> found;
-    for (Shard* file : {&ctx.shards().At(index), ctx.shards().ArchiveAt(index)})
-      if (file != nullptr)
-        for (const MsgRow& m : AuthorMessages(*file, author, hi, lo - 1, count)) found.insert(m.id);
+    for (int i = 0; i < n; ++i) {
+      if (author_index >= 0 && i != author_index) continue;
+      for (Shard* file : {&ctx.shards().At(i), ctx.shards().ArchiveAt(i)})
+        if (file != nullptr)
+          for (const MsgRow& m : AuthorMessages(*file, author, hi, lo - 1, count))
+            found.insert(m.id);
+    }
     for (int64_t id : found) {
       if (static_cast<int64_t>(ids.size()) == count) break;
       ids.push_back(id);
@@ -134,7 +139,7 @@ std::vector<int64_t> Find(Context& ctx, const std::string& query, int64_t author
   }
   std::vector<std::unique_ptr<ShardHits>> shards;
   for (int i = 0; i < n; ++i)
-    if (author == 0 || ctx.shards().AuthorMsgShardIndex(author) == i)
+    if (author == 0 || author_index < 0 || author_index == i)
       shards.push_back(std::make_unique<ShardHits>(ctx, i, query, author, lo, hi));
   while (static_cast<int64_t>(ids.size()) < count) {
     ShardHits* newest = nullptr;

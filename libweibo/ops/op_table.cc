@@ -107,8 +107,8 @@ std::vector<ArgSpec> InitArgs() {
       {"feed", A::kString, false, "feed mode: push, pull or hybrid", nullptr, d.feed},
       {"page_size", A::kPage, false, "comments and reposts per fixed page", nullptr, d.page_size},
       // tid (SPEC §2) is named, and refused, until it is built.
-      {"strategy", A::kString, false, "message sharding: gene or uid-mapping (tid: not yet)",
-       nullptr, d.strategy},
+      {"strategy", A::kString, false, "message sharding: gene, uid-mapping or tid", nullptr,
+       d.strategy},
       {"inbox_cap", A::kPage, false, "push inbox rows kept per user", nullptr, d.inbox_cap},
       {"celebrity_threshold", A::kPage, false, "hybrid: fans from which an author is pulled",
        nullptr, d.celebrity_threshold},
@@ -486,8 +486,9 @@ std::vector<OpSpec> Table() {
        render::Counts,
        false,
        CountText},
-      // search reads every shard's search file (only the author's with --author); --rebuild
-      // rewrites them from msg_info, derived data only, as the worker's drains do.
+      // search reads every shard's search file (with --author only the author's, but every
+      // one under strategy tid); --rebuild rewrites them from msg_info, derived data only,
+      // as the worker's drains do.
       {"search",
        false,
        "Search messages by text (3 or more characters), author and time, newest first.",

@@ -1,9 +1,11 @@
 // ShardSet: a data directory — cluster.json plus one SQLite file per shard — and routing.
 //
-// Routing never needs a lookup table (SPEC §2): a user's rows live on shard(u) = u mod N;
-// a message id carries its author's low 8 bits (the gene), so shard(msg) = msg mod N for
-// every N that divides 256; a user name lives on BLAKE2b-64(name) mod N. Where a message
-// lives is asked of one place, the placement functions (MsgShardIndex and its kin below).
+// Routing (SPEC §2): a user's rows live on shard(u) = u mod N; a user name lives on
+// BLAKE2b-64(name) mod N. Where a message lives depends on the strategy (seed 003) and is
+// asked of one place, the placement functions (MsgShardIndex and its kin below): under gene
+// a message id carries its author's low 8 bits, so shard(msg) = msg mod N = its author's
+// for every N that divides 256; under uid-mapping it is its author's shard, found through
+// tid_map; under tid it is msg mod N of a plain id, whoever wrote it.
 #ifndef WEIBO_STORAGE_SHARD_SET_H_
 #define WEIBO_STORAGE_SHARD_SET_H_
 
@@ -82,6 +84,11 @@ class ShardSet {
   //                mapping's shard, tid mod N (TidMapShardIndex); a message whose mapping
   //                row is not there (yet: it travels through the outbox) is on no shard,
   //                and its mapping's shard is answered, where it is not found.
+  //   tid          msg mod N of a plain id (storage/gene_id.h), from the id alone like
+  //                gene's, but not its author's shard: the author's side of a message
+  //                (author_feed, msg_count, the own inbox row, the fan-out) stays on the
+  //                author's shard, and the two travel through the outbox
+  //                (flows/message_write.cc).
   int MsgShardIndex(int64_t msg_id) {
     const int by_id = static_cast<int>(msg_id % count());
     return mapped_ ? MappedShardIndex(msg_id, by_id) : by_id;
@@ -90,8 +97,17 @@ class ShardSet {
   // The archive of the message's shard, or nullptr when that shard has none (ArchiveAt).
   Shard* ArchiveForMsg(int64_t msg_id) { return ArchiveAt(MsgShardIndex(msg_id)); }
   // The one shard holding every message author writes (an author's list, search by
-  // --author): the author's shard under gene and uid-mapping.
-  int AuthorMsgShardIndex(int64_t author) const { return static_cast<int>(author % count()); }
+  // --author): the author's shard under gene and uid-mapping; -1 under tid, where they
+  // are scattered over every shard.
+  int AuthorMsgShardIndex(int64_t author) const {
+    return by_tid_ ? -1 : static_cast<int>(author % count());
+  }
+  // Whether a message's own rows are on its author's shard (gene, uid-mapping), so that
+  // one transaction writes both sides of it; not under tid.
+  bool AuthorHoldsMsgs() const { return !by_tid_; }
+  // The shard of a message's author's side (author_feed, the author's counts and own
+  // inbox row): the author's shard under every strategy.
+  int AuthorShardIndex(int64_t author) const { return static_cast<int>(author % count()); }
   // uid-mapping: a placement the caller knows without the lookup — a timeline's row names
   // its message's author (inbox, author outbox), as the seed's reads by uid do. Kept, with
   // the lookups' answers, in a bounded cache MsgShardIndex reads first: a mapping never
@@ -109,7 +125,7 @@ class ShardSet {
   bool UsesTidMap() const { return mapped_; }
   int TidMapShardIndex(int64_t msg_id) const { return static_cast<int>(msg_id % count()); }
   // Whether message ids carry the author's gene (NextMsgId, storage/gene_id.h).
-  bool GeneIds() const { return !mapped_; }
+  bool GeneIds() const { return !mapped_ && !by_tid_; }
   int ShardOfName(const std::string& name) const;
   // The search file of shard index (search-NN.db, SPEC §7): derived data fed by the outbox
   // (flows/search.cc), created empty at its first use — a cluster made by an older build
@@ -153,6 +169,7 @@ class ShardSet {
   int64_t archived_below_ = 0;
   ExplainLog* explain_log_;
   bool mapped_ = false;                      // strategy uid-mapping
+  bool by_tid_ = false;                      // strategy tid
   std::unordered_map<int64_t, int> placed_;  // uid-mapping: msg id -> shard, known or looked up
 };
 

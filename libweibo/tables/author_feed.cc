@@ -19,12 +19,28 @@ void InsertAuthorFeed(Shard& shard, int64_t author, int64_t msg_id, int type) {
       .Run();
 }
 
-void DeleteAuthorFeed(Shard& shard, int64_t author, int64_t msg_id) {
-  shard.Query("DELETE FROM author_feed WHERE user_id = ? AND part = ? AND msg_id = ?")
-      .Bind(1, author)
-      .Bind(2, PartOf(msg_id))
-      .Bind(3, msg_id)
-      .Run();
+bool DeleteAuthorFeed(Shard& shard, int64_t author, int64_t msg_id) {
+  return shard.Query("DELETE FROM author_feed WHERE user_id = ? AND part = ? AND msg_id = ?")
+             .Bind(1, author)
+             .Bind(2, PartOf(msg_id))
+             .Bind(3, msg_id)
+             .Run() > 0;
+}
+
+bool HasAuthorFeed(Shard& shard, int64_t author, int64_t msg_id) {
+  Stmt& s = shard.Query("SELECT 1 FROM author_feed WHERE user_id = ? AND part = ? AND msg_id = ?");
+  s.Bind(1, author).Bind(2, PartOf(msg_id)).Bind(3, msg_id);
+  const bool found = s.Step();
+  s.Reset();
+  return found;
+}
+
+std::vector<std::pair<int64_t, int64_t>> AllAuthorFeed(Shard& shard) {
+  Stmt& s = shard.Query("SELECT user_id, msg_id FROM author_feed");
+  std::vector<std::pair<int64_t, int64_t>> out;
+  while (s.Step()) out.push_back({s.Int(0), s.Int(1)});
+  s.Reset();
+  return out;
 }
 
 std::vector<int64_t> AuthorParts(Shard& shard, int64_t author, int64_t part, int64_t limit) {

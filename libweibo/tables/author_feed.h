@@ -48,7 +48,11 @@ inline int64_t PartEnd(int64_t part) {
 }
 
 void InsertAuthorFeed(Shard& shard, int64_t author, int64_t msg_id, int type);
-void DeleteAuthorFeed(Shard& shard, int64_t author, int64_t msg_id);
+// True when a row was deleted.
+bool DeleteAuthorFeed(Shard& shard, int64_t author, int64_t msg_id);
+bool HasAuthorFeed(Shard& shard, int64_t author, int64_t msg_id);
+// Every row of the shard as (author, msg_id) (weibo-fsck under strategy tid).
+std::vector<std::pair<int64_t, int64_t>> AllAuthorFeed(Shard& shard);
 // The author's partitions at or below part, newest first, at most limit.
 std::vector<int64_t> AuthorParts(Shard& shard, int64_t author, int64_t part, int64_t limit);
 // Ids of one partition, newest first, within since_id < id < max_id (max_id 0: unbounded);

@@ -1,6 +1,7 @@
 #include "tables/user_relation.h"
 
 #include "storage/shard.h"
+#include "tables/author_feed.h"
 
 namespace weibo {
 
@@ -14,7 +15,15 @@ bool HasRelation(Shard& shard, int64_t user, int64_t other, int type) {
 }
 
 std::vector<int64_t> FansWhileMsg(Shard& shard, int64_t author, int64_t msg_id,
-                                  const std::string& users_json) {
+                                  const std::string& users_json, bool by_feed) {
+  if (by_feed) {
+    Stmt& s = shard.Query(
+        "SELECT j.value FROM json_each(?3) AS j WHERE EXISTS (SELECT 1 FROM user_relation "
+        "WHERE user_id = ?1 AND type = 0 AND follow_id = j.value) "
+        "AND EXISTS (SELECT 1 FROM author_feed WHERE user_id = ?1 AND part = ?4 AND msg_id = ?2)");
+    s.Bind(1, author).Bind(2, msg_id).Bind(3, users_json).Bind(4, PartOf(msg_id));
+    return s.Ints();
+  }
   Stmt& s = shard.Query(
       "SELECT j.value FROM json_each(?3) AS j WHERE EXISTS (SELECT 1 FROM user_relation "
       "WHERE user_id = ?1 AND type = 0 AND follow_id = j.value) "

@@ -25,10 +25,12 @@ bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t
 bool DeleteRelation(Shard& shard, int64_t user, int64_t other, int type);
 // follow_id of every row (user, type, *), ascending.
 std::vector<int64_t> Related(Shard& shard, int64_t user, int type);
-// Of the users in a JSON array, the fans of author while its message msg_id (on this, the
-// author's shard) still exists; none once it is deleted. One statement.
+// Of the users in a JSON array, the fans of author while its message msg_id still exists
+// on this, the author's shard: its msg_info row, or (by_feed: strategy tid, where the
+// message's own rows are elsewhere) its author_feed row; none once it is deleted. One
+// statement.
 std::vector<int64_t> FansWhileMsg(Shard& shard, int64_t author, int64_t msg_id,
-                                  const std::string& users_json);
+                                  const std::string& users_json, bool by_feed = false);
 
 struct RelationRow {
   int64_t user, other, type, time;

@@ -36,6 +36,22 @@ TEST_CASE("job payloads: the encoding of every kind, and back") {
             R"({"user":8,"entries":[{"author":7,"seq":5,"items":[[300,3]]},)"
             R"({"author":9,"seq":6,"items":[],"floor":250}]})");
   RoundTrip(ActiveDropJob{8, 7, 12}, R"({"user":8,"author":7,"upto":12})");
+  MsgWriteJob write;
+  write.row.id = 300;
+  write.row.user_id = 7;
+  write.row.type = 2;
+  write.row.content = "hi";
+  write.row.ref_msg_id = 200;
+  write.row.ref_user_id = 8;
+  write.row.root_msg_id = 100;
+  write.row.root_user_id = 9;
+  write.row.time = 3;
+  RoundTrip(write, R"({"msg":300,"user":7,"type":2,"content":"hi","ref_msg":200,"ref_user":8,)"
+                   R"("root_msg":100,"root_user":9,"time":3})");
+  write.attrs = Json{{"mood", "ok"}};
+  RoundTrip(write, R"({"msg":300,"user":7,"type":2,"content":"hi","ref_msg":200,"ref_user":8,)"
+                   R"("root_msg":100,"root_user":9,"time":3,"attrs":{"mood":"ok"}})");
+  RoundTrip(AuthorDropJob{7, 300, 0}, R"({"user":7,"msg":300,"type":0})");
 }
 
 TEST_CASE("job payloads: a delivery's tiers, and which deliveries are plain") {

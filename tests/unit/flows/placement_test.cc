@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "flows/every_flow.h"
 #include "storage/shard_set.h"
 #include "test_support.h"
 
@@ -34,48 +35,23 @@ std::map<int64_t, std::pair<int, int64_t>> TidMap(Cluster& c) {
 TEST_CASE("uid-mapping: every flow works, each message is mapped, fsck is clean") {
   Cluster c(ClusterOptions{4, GENERATE("push", "pull", "hybrid"), 2});
   UseUidMapping(c);
-  const int64_t a = c.AddUser("alice"), b = c.AddUser("bob"), d = c.AddUser("dora");
-  c.Follow(b, a);
-  c.Follow(d, a);
-  std::vector<int64_t> posts;
-  for (int i = 0; i < 12; ++i) posts.push_back(c.Post(a, "alice " + std::to_string(i)));
-  const int64_t com = c.Comment(b, posts[0], "bob comments");
-  const int64_t rep = c.Repost(d, posts[1], "dora reposts");
-  c.Run("like", {{"user", b}, {"msg", std::to_string(posts[2])}});
-  c.Run("edit", {{"user", a}, {"msg", std::to_string(posts[3])}, {"content", "edited"}});
-  c.Delete(a, posts[4]);
+  const test::EveryFlow f = test::RunEveryFlow(c);
 
   // Ids carry no gene: alice's posts are mapped from several shards, all to alice.
   auto map = TidMap(c);
   std::set<int> mapped_on;
-  for (int64_t id : posts) {
+  for (int64_t id : f.posts) {
     REQUIRE(map.count(id));
     REQUIRE(map[id].first == id % 4);
-    REQUIRE(map[id].second == a);
+    REQUIRE(map[id].second == f.a);
     mapped_on.insert(map[id].first);
   }
   REQUIRE(mapped_on.size() > 1);
-  REQUIRE(map.at(com).second == b);
-  REQUIRE(map.at(rep).second == d);
+  REQUIRE(map.at(f.com).second == f.b);
+  REQUIRE(map.at(f.rep).second == f.d);
 
   // Reads by id find them through the mapping; timelines by author.
-  Json shown = c.Run("show", {{"msg", std::to_string(posts[2])}});
-  REQUIRE(shown.at("content") == "alice 2");
-  REQUIRE(shown.at("counts").at("likes") == 1);
-  REQUIRE(c.Counts(posts[0]).at("comments") == 1);
-  REQUIRE(c.Counts(posts[1]).at("reposts") == 1);
-  REQUIRE(c.Run("show", {{"msg", std::to_string(posts[3])}}).at("content") == "edited");
-  REQUIRE(c.CodeOf("show", {{"msg", std::to_string(posts[4])}}) == Code::kNotFound);
-  auto home = c.TimelineIds(b, {{"count", 50}});
-  REQUIRE(home.size() == 12);    // alice's 12 minus the deleted one, and bob's own comment
-  REQUIRE(home.front() == com);  // made last
-  REQUIRE(home[1] == posts.back());
-  REQUIRE(c.TimelineIds(a, {{"posts", true}, {"count", 50}}).size() == 11);
-  REQUIRE(c.CommentPage(posts[0], 0) == std::vector<int64_t>{com});
-
-  Json report = c.Fsck();
-  INFO(report.dump());
-  REQUIRE(report.at("ok") == true);
+  test::CheckEveryFlow(c, f);
 }
 
 TEST_CASE("uid-mapping fsck: a missing or wrong tid_map row is found, --repair restores it") {
