@@ -19,7 +19,7 @@ struct State {
   bool installed = false, watching = false, count_reads = false;
   std::list<Connection> connections;  // stable addresses: the trace callback's context
   int64_t rows_read = 0, statements = 0;
-  std::bitset<256> shards;
+  std::bitset<256> shards, msg_shards;
 };
 
 State& S() {
@@ -38,12 +38,16 @@ int ShardOfPath(const char* path) {
   return index >= 0 && index < 256 ? index : -1;
 }
 
-int OnTrace(unsigned type, void* context, void*, void*) {
+int OnTrace(unsigned type, void* context, void*, void* x) {
   auto* c = static_cast<Connection*>(context);
   State& s = S();
   if (type == SQLITE_TRACE_STMT) {
     ++s.statements;
     s.shards.set(static_cast<size_t>(c->shard));
+    // x: the statement's unexpanded SQL text (or a trigger's comment).
+    const char* sql = static_cast<const char*>(x);
+    if (sql != nullptr && (std::strstr(sql, "msg_info") || std::strstr(sql, "tid_map")))
+      s.msg_shards.set(static_cast<size_t>(c->shard));
   } else if (type == SQLITE_TRACE_ROW) {
     ++s.rows_read;
   } else if (type == SQLITE_TRACE_CLOSE) {
@@ -84,10 +88,14 @@ ProbeCounters Probe::Read() {
   c.rows_read = s.rows_read;
   c.statements = s.statements;
   c.shards = s.shards;
+  c.msg_shards = s.msg_shards;
   return c;
 }
 
-void Probe::ClearShards() { S().shards.reset(); }
+void Probe::ClearShards() {
+  S().shards.reset();
+  S().msg_shards.reset();
+}
 
 ProbePause::ProbePause() : was_watching_(S().watching) { S().watching = false; }
 ProbePause::~ProbePause() { S().watching = was_watching_; }

@@ -23,6 +23,10 @@ struct ProbeCounters {
   int64_t rows_read = 0;     // result rows returned to the library (count_reads)
   int64_t statements = 0;    // statements started, BEGIN and COMMIT included (count_reads)
   std::bitset<256> shards;   // shards that started a statement (count_reads)
+  // Shards that started a statement on msg_info or tid_map (count_reads): where the op
+  // looked for or wrote the messages themselves, not their authors or readers — seed 003's
+  // count of what each sharding strategy must touch.
+  std::bitset<256> msg_shards;
 };
 
 class Probe {

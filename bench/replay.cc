@@ -173,6 +173,7 @@ Status Replayer::RunOne(size_t index, bool measured) {
   s.rows_read += after.rows_read - before.rows_read;
   s.statements += after.statements - before.statements;
   s.shards_touched += static_cast<int64_t>(after.shards.count());
+  s.msg_shards_touched += static_cast<int64_t>(after.msg_shards.count());
   if (io_before >= 0 && io_after >= 0) s.bytes_written += io_after - io_before;
   return Status::Ok();
 }

@@ -54,7 +54,8 @@ struct OpStats {
   Latencies completed;  // with async: the op and the drain that applied its jobs
   int64_t errors = 0;
   int64_t rows_written = 0, rows_read = 0, statements = 0, shards_touched = 0;
-  int64_t bytes_written = 0;  // write(2) bytes; 0 where /proc/self/io is missing
+  int64_t msg_shards_touched = 0;  // ProbeCounters::msg_shards, summed over the ops
+  int64_t bytes_written = 0;       // write(2) bytes; 0 where /proc/self/io is missing
 };
 
 // The name an op's figures are kept under in ModeRun::ops: its op's, except a timeline

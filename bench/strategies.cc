@@ -111,6 +111,7 @@ Status RunStrategy(const Trace& probe, const TraceModel& model, const std::vecto
     if (kind.ops == 0) continue;
     const double n = static_cast<double>(kind.ops);
     kind.shards = static_cast<double>(stats.shards_touched) / n;
+    kind.msg_shards = static_cast<double>(stats.msg_shards_touched) / n;
     kind.statements = static_cast<double>(stats.statements) / n;
     kind.rows_read = static_cast<double>(stats.rows_read) / n;
     kind.p50_ms = stats.latency.PercentileMs(50);
@@ -137,6 +138,7 @@ void AddRows(Table* t, const std::vector<StrategyRun>& runs, bool latency) {
     };
     const std::string title = kStrategyKinds[k].title;
     t->Add(title + ": shards", "shards", col(&StrategyRun::Kind::shards), 2);
+    t->Add(title + ": message shards", "shards", col(&StrategyRun::Kind::msg_shards), 2);
     t->Add(title + ": statements", "statements", col(&StrategyRun::Kind::statements), 1);
     if (!latency) continue;
     t->Add(title + ": p50", "ms", col(&StrategyRun::Kind::p50_ms), 3);
@@ -208,6 +210,7 @@ Json StrategiesJson(const std::vector<StrategyRun>& runs, const StrategyOptions&
           {"ops", kind.ops},
           {"errors", kind.errors},
           {"shards", Number(Field(r, k, &StrategyRun::Kind::shards))},
+          {"msg_shards", Number(Field(r, k, &StrategyRun::Kind::msg_shards))},
           {"statements", Number(Field(r, k, &StrategyRun::Kind::statements))},
           {"rows_read", Number(Field(r, k, &StrategyRun::Kind::rows_read))},
           {"p50_ms", Number(Field(r, k, &StrategyRun::Kind::p50_ms))},

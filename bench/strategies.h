@@ -20,9 +20,12 @@
 // describes. Within a block the cache does learn, as it would in a server; the shows are
 // of distinct messages, so none of them is a hit.
 //
-// For each kind: shards that ran a statement, statements (BEGIN and COMMIT included) and
-// rows read per op, and the latency's p50 and p99. A strategy weibo-init refuses in this
-// build is reported as not built, with init's reason, and measured as nothing.
+// For each kind: shards that ran a statement, message shards (those that ran one on
+// msg_info or tid_map: where the messages were looked for or written, the seed's count;
+// the others held their authors' names and lists and their readers' inboxes), statements
+// (BEGIN and COMMIT included) and rows read per op, and the latency's p50 and p99. A strategy
+// weibo-init refuses in this build is reported as not built, with init's reason, and measured as
+// nothing.
 #ifndef WEIBO_BENCH_STRATEGIES_H_
 #define WEIBO_BENCH_STRATEGIES_H_
 
@@ -65,7 +68,7 @@ struct StrategyRun {
   std::string why_not;  // weibo-init's refusal when not built
   struct Kind {
     int64_t ops = 0, errors = 0;
-    double shards = 0, statements = 0, rows_read = 0, p50_ms = 0, p99_ms = 0;
+    double shards = 0, msg_shards = 0, statements = 0, rows_read = 0, p50_ms = 0, p99_ms = 0;
   };
   Kind kinds[kKindCount];  // as kStrategyKinds
 };
