@@ -66,7 +66,7 @@ TEST_CASE("tid delete: the author's side and the purge travel to the author's sh
   const std::string id = std::to_string(m);
   REQUIRE(CountRows(c, own, "SELECT count(*) FROM author_feed WHERE msg_id = " + id) == 1);
   for (int64_t shown : c.TimelineIds(a, {{"posts", true}})) REQUIRE(shown != m);  // passed over
-  for (int64_t shown : c.TimelineIds(b)) REQUIRE(shown != m);  // never shown
+  for (int64_t shown : c.TimelineIds(b)) REQUIRE(shown != m);                     // never shown
   c.SetDrain(true);
   c.Run("drain");
   REQUIRE(CountRows(c, own, "SELECT count(*) FROM author_feed WHERE msg_id = " + id) == 0);
@@ -105,8 +105,9 @@ TEST_CASE("tid fsck: a missing or stray author_feed row is found, --repair mends
   const int own = static_cast<int>(a % 4);
   RawDb(c.ShardPath(own)).Exec("DELETE FROM author_feed WHERE msg_id = " + std::to_string(m));
   RawDb(c.ShardPath(own))
-      .Exec("INSERT INTO author_feed(user_id, part, msg_id, type) SELECT user_id, part, "
-            "msg_id + 1, type FROM author_feed LIMIT 1");
+      .Exec(
+          "INSERT INTO author_feed(user_id, part, msg_id, type) SELECT user_id, part, "
+          "msg_id + 1, type FROM author_feed LIMIT 1");
   Json report = c.Fsck();
   INFO(report.dump());
   int found = 0;
