@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "cluster.h"
@@ -112,6 +113,10 @@ Result<Json> RunSearchBench(const SearchBenchSpec& spec) {
   if (spec.posts < 1 || spec.users < 1 || spec.queries < 1 || spec.count < 1 || spec.count > 200)
     return Status(Code::kInvalidArgument,
                   "--posts, --users and --queries must be at least 1, --count 1 to 200");
+  if (spec.reuse &&
+      (spec.data.empty() || !std::filesystem::exists(spec.data + "/search/cluster.json")))
+    return Status(Code::kInvalidArgument,
+                  "--reuse needs --data DIR where an earlier run kept its cluster (DIR/search)");
   auto work = WorkDir::Make(spec.data, "weibo-bench");
   if (!work.ok()) return work.status();
   const std::string dir = work.value().path() + "/search";
@@ -120,15 +125,17 @@ Result<Json> RunSearchBench(const SearchBenchSpec& spec) {
   eo.data_dir = dir;
   eo.now_ms = spec.start_ms;
   std::unique_ptr<Executor> ex = OpenEmbedded(eo);
-  Status s = Check(
-      ex->Execute(Request{"init", {{"shards", spec.shards}, {"feed", "push"}, {"force", true}}}),
-      "init");
+  Status s = spec.reuse
+                 ? Status::Ok()
+                 : Check(ex->Execute(Request{
+                             "init", {{"shards", spec.shards}, {"feed", "push"}, {"force", true}}}),
+                         "init");
   if (!s.ok()) return s;
   // A benchmark's setup: no fsync (weibo/storage.h); the queries read, so it changes nothing
   // they measure.
   SetDurableCommits(false);
   progress.Stage("search: users", spec.users);
-  for (int64_t u = 1; u <= spec.users; ++u) {
+  for (int64_t u = 1; u <= spec.users && !spec.reuse; ++u) {
     s = Check(ex->Execute(Request{"user_add", {{"name", "u" + std::to_string(u)}}}), "user_add");
     if (!s.ok()) return s;
     progress.Step(u);
@@ -148,20 +155,22 @@ Result<Json> RunSearchBench(const SearchBenchSpec& spec) {
         {{"user", static_cast<int64_t>(author_zipf.Sample(authors)) + 1}, {"content", text}}};
     post.now_ms = spec.start_ms + k * spec.step_ms;
     post.async = true;
-    s = Check(ex->Execute(post), "post");
+    if (!spec.reuse) s = Check(ex->Execute(post), "post");
     if (!s.ok()) return s;
     if (sample.size() < kSample)
       sample.push_back(std::move(text));
     else if (uint64_t slot = texts.rng().Below(static_cast<uint64_t>(k) + 1); slot < kSample)
       sample[slot] = std::move(text);
-    if ((k + 1) % kBatch == 0 || k + 1 == spec.posts) {
+    if (((k + 1) % kBatch == 0 || k + 1 == spec.posts) && !spec.reuse) {
       s = Check(ex->Execute(Request{"drain", Json::object()}), "drain");
       if (!s.ok()) return s;
       progress.Step(k + 1);
     }
   }
   const double load_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+      spec.reuse
+          ? 0.0
+          : std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
   SetDurableCommits(true);
 
   Latencies latency;
@@ -191,25 +200,27 @@ Result<Json> RunSearchBench(const SearchBenchSpec& spec) {
     index_bytes += a.value();
     msg_info_bytes += b.value();
   }
-  Json out{{"workload", "search"},
-           {"posts", spec.posts},
-           {"users", spec.users},
-           {"shards", spec.shards},
-           {"seed", spec.seed},
-           {"load_seconds", load_s},
-           {"posts_per_second", static_cast<double>(spec.posts) / load_s},
-           {"queries", spec.queries},
-           {"query_chars", 3},
-           {"count", spec.count},
-           {"mean_results", static_cast<double>(hits) / static_cast<double>(spec.queries)},
-           {"empty_results", empty},
-           {"latency_ms",
-            {{"p50", latency.PercentileMs(50)},
-             {"p99", latency.PercentileMs(99)},
-             {"max", latency.MaxMs()}}},
-           {"index_bytes", index_bytes},
-           {"msg_info_bytes", msg_info_bytes},
-           {"index_ratio", static_cast<double>(index_bytes) / static_cast<double>(msg_info_bytes)}};
+  Json out{
+      {"workload", "search"},
+      {"posts", spec.posts},
+      {"users", spec.users},
+      {"shards", spec.shards},
+      {"seed", spec.seed},
+      {"load_seconds", load_s},
+      {"posts_per_second", load_s > 0 ? Json(static_cast<double>(spec.posts) / load_s) : Json()},
+      {"reused", spec.reuse},
+      {"queries", spec.queries},
+      {"query_chars", 3},
+      {"count", spec.count},
+      {"mean_results", static_cast<double>(hits) / static_cast<double>(spec.queries)},
+      {"empty_results", empty},
+      {"latency_ms",
+       {{"p50", latency.PercentileMs(50)},
+        {"p99", latency.PercentileMs(99)},
+        {"max", latency.MaxMs()}}},
+      {"index_bytes", index_bytes},
+      {"msg_info_bytes", msg_info_bytes},
+      {"index_ratio", static_cast<double>(index_bytes) / static_cast<double>(msg_info_bytes)}};
   if (!work.value().temporary()) out["data"] = dir;
   return out;
 }
@@ -218,13 +229,19 @@ std::string SearchBenchTable(const Json& r) {
   char buf[512];
   std::ostringstream out;
   std::snprintf(buf, sizeof buf,
-                "search workload, seed %llu: %lld posts by %lld users on %d shards, loaded in "
-                "%.1f s (%.0f posts/s, index fed through the outbox)\n",
+                "search workload, seed %llu: %lld posts by %lld users on %d shards, ",
                 static_cast<unsigned long long>(r.at("seed").get<uint64_t>()),
                 static_cast<long long>(r.at("posts").get<int64_t>()),
-                static_cast<long long>(r.at("users").get<int64_t>()), r.at("shards").get<int>(),
-                r.at("load_seconds").get<double>(), r.at("posts_per_second").get<double>());
+                static_cast<long long>(r.at("users").get<int64_t>()), r.at("shards").get<int>());
   out << buf;
+  if (r.value("reused", false)) {
+    out << "loaded by an earlier run (--reuse)\n";
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "loaded in %.1f s (%.0f posts/s, index fed through the outbox)\n",
+                  r.at("load_seconds").get<double>(), r.at("posts_per_second").get<double>());
+    out << buf;
+  }
   const Json& l = r.at("latency_ms");
   std::snprintf(buf, sizeof buf,
                 "%lld queries of 3 characters, --count %lld: p50 %.2f ms  p99 %.2f ms  max %.2f "

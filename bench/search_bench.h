@@ -22,6 +22,10 @@ struct SearchBenchSpec : LoadSpec {
   }
   int64_t queries = 1000;
   int64_t count = 20;  // results per query, as weibo-search --count
+  // --reuse: time the queries on the cluster an earlier run of the same --posts, --users,
+  // --shards and --seed kept in --data, instead of loading it again. The texts are drawn
+  // again (not posted) so that the queries are the same; load_seconds is then 0.
+  bool reuse = false;
 };
 
 // The results as JSON ({"posts", "queries", "latency_ms": {"p50","p99","max"}, ...});

@@ -414,6 +414,9 @@ int Main(int argc, char** argv) {
   AddLoadOptions(search, &search_spec, &search_flags, "their authors (Zipf)",
                  "seed of the texts, authors and queries", "keep the cluster in DIR/search");
   search->add_option("--queries", search_spec.queries, "searches timed")->capture_default_str();
+  search->add_flag("--reuse", search_spec.reuse,
+                   "time the queries on the cluster an earlier run kept in --data (the same "
+                   "--posts, --users, --shards and --seed), without loading it again");
   search->add_option("--count", search_spec.count, "results per search, 1 to 200")
       ->capture_default_str();
 
