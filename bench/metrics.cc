@@ -1,6 +1,8 @@
 #include "metrics.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "trace.h"
 
@@ -114,6 +116,20 @@ ModeMetrics Derive(const ModeRun& run, const TraceModel& model, const Baselines*
       m.statements_per_read = Per(static_cast<double>(s.statements), m.reads);
       m.shards_per_read = Per(static_cast<double>(s.shards_touched), m.reads);
     }
+    if (!s.pulled_authors.empty()) {
+      std::vector<int64_t> pulled = s.pulled_authors;
+      std::sort(pulled.begin(), pulled.end());
+      double sum = 0;
+      for (int64_t p : pulled) sum += static_cast<double>(p);
+      m.pulled_per_read = sum / static_cast<double>(pulled.size());
+      // Nearest rank: the smallest count at least q of the reads stay at or under.
+      auto rank = [&](double q) {
+        size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(pulled.size())));
+        return static_cast<double>(pulled[std::max<size_t>(k, 1) - 1]);
+      };
+      m.pulled_p50 = rank(0.5);
+      m.pulled_p90 = rank(0.9);
+    }
   }
   return m;
 }
@@ -154,6 +170,10 @@ Json ModeMetrics::ToJson() const {
               {"rows_read_per_timeline", Number(rows_read_per_read)},
               {"statements_per_timeline", Number(statements_per_read)},
               {"shards_per_timeline", Number(shards_per_read)},
+              {"pulled_authors_per_timeline",
+               {{"mean", Number(pulled_per_read)},
+                {"p50", Number(pulled_p50)},
+                {"p90", Number(pulled_p90)}}},
               {"db_bytes", db_bytes},
               {"file_bytes", file_bytes},
               {"errors", errors},

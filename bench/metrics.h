@@ -14,6 +14,9 @@
 //                      as the library truncates a WAL past 4 MiB (JSON: file_bytes_per_post)
 //   written bytes/post bytes passed to write(2) inside post ops, per post
 //   reads/s and the percentiles: timeline ops, timed the same way
+//   pulled authors/read  followees a home read merged from their own posts instead of its
+//                      inbox (every one in pull; celebrities and authors whose active list
+//                      lacks the reader in hybrid): mean, median and 90th percentile
 //   counter writes/like  UPDATE msg_counter statements of the measured phase (rows of
 //                      msg_counter updated, counted by a trigger: counters.h) per like op;
 //                      every counter update counts, comments' and reposts' too
@@ -70,6 +73,9 @@ struct ModeMetrics {
   double reads_per_s = kNone, read_p50 = kNone, read_p99 = kNone, read_p999 = kNone,
          read_max = kNone;
   double rows_read_per_read = kNone, statements_per_read = kNone, shards_per_read = kNone;
+  // Followees a home read merged from their own posts (pulled), over the reads of an
+  // embedded run: mean, median, 90th percentile (kNone through a daemon).
+  double pulled_per_read = kNone, pulled_p50 = kNone, pulled_p90 = kNone;
   int64_t db_bytes = 0, file_bytes = 0;  // at the end: bytes stored; files + WALs
   int64_t likes = 0;
   double likes_per_s = kNone, counter_writes_per_like = kNone;

@@ -143,6 +143,7 @@ Status Replayer::RunOne(size_t index, bool measured) {
   Probe::ClearShards();
   ProbeCounters before = Probe::Read();
   int64_t io_before = WrittenBytes();
+  const HomeReadTotals homes_before = HomeReadCounts();
   auto t0 = std::chrono::steady_clock::now();
   Result<Json> result = executor_->Execute(request);
   auto t1 = std::chrono::steady_clock::now();
@@ -151,6 +152,7 @@ Status Replayer::RunOne(size_t index, bool measured) {
   auto t2 = std::chrono::steady_clock::now();
   ProbeCounters after = Probe::Read();
   int64_t io_after = WrittenBytes();
+  const HomeReadTotals homes_after = HomeReadCounts();
 
   Record(index, result);
   if (!result.ok() && Fatal(result.status())) return Stopping(result.status());
@@ -175,6 +177,8 @@ Status Replayer::RunOne(size_t index, bool measured) {
   s.shards_touched += static_cast<int64_t>(after.shards.count());
   s.msg_shards_touched += static_cast<int64_t>(after.msg_shards.count());
   if (io_before >= 0 && io_after >= 0) s.bytes_written += io_after - io_before;
+  if (homes_after.reads > homes_before.reads)
+    s.pulled_authors.push_back(homes_after.pulled_authors - homes_before.pulled_authors);
   return Status::Ok();
 }
 

@@ -56,6 +56,9 @@ struct OpStats {
   int64_t rows_written = 0, rows_read = 0, statements = 0, shards_touched = 0;
   int64_t msg_shards_touched = 0;  // ProbeCounters::msg_shards, summed over the ops
   int64_t bytes_written = 0;       // write(2) bytes; 0 where /proc/self/io is missing
+  // Home timelines read by this process's executor: the followees each one pulled
+  // (weibo/request.h, HomeReadCounts), one entry a read.
+  std::vector<int64_t> pulled_authors;
 };
 
 // The name an op's figures are kept under in ModeRun::ops: its op's, except a timeline

@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <cmath>
 #include <map>
 #include <ostream>
 
@@ -149,6 +150,13 @@ Table BenchTable(const std::vector<ModeMetrics>& modes, bool async) {
   t.Add("timeline p50 ms", "ms", Column(modes, &M::read_p50), 3);
   t.Add("timeline p99 ms", "ms", Column(modes, &M::read_p99), 3);
   t.Add("timeline p999 ms", "ms", Column(modes, &M::read_p999), 3);
+  bool pulled = false;
+  for (const auto& m : modes) pulled = pulled || !std::isnan(m.pulled_per_read);
+  if (pulled) {
+    t.Add("pulled authors/read", "authors", Column(modes, &M::pulled_per_read), 1);
+    t.Add("  median", "authors", Column(modes, &M::pulled_p50), 0);
+    t.Add("  90th percentile", "authors", Column(modes, &M::pulled_p90), 0);
+  }
   bool likes = false;
   for (const auto& m : modes) likes = likes || m.likes > 0;
   if (likes) {

@@ -54,6 +54,9 @@ Table SimTable(const std::vector<ModeMetrics>& modes) {
   t.Add("rows read per timeline", "rows", col(&ModeMetrics::rows_read_per_read), 1);
   t.Add("statements per timeline", "statements", col(&ModeMetrics::statements_per_read), 1);
   t.Add("shards touched per timeline", "shards", col(&ModeMetrics::shards_per_read), 2);
+  t.Add("pulled authors per timeline", "authors", col(&ModeMetrics::pulled_per_read), 1);
+  t.Add("  median", "authors", col(&ModeMetrics::pulled_p50), 0);
+  t.Add("  90th percentile", "authors", col(&ModeMetrics::pulled_p90), 0);
   t.Add("post latency p50", "ms", col(&ModeMetrics::post_p50), 2);
   t.Add("post latency p99", "ms", col(&ModeMetrics::post_p99), 2);
   t.Add("timeline latency p50", "ms", col(&ModeMetrics::read_p50), 3);
@@ -312,6 +315,9 @@ struct SweepColumn {
 const SweepColumn kSweepColumns[] = {
     {"rows_per_post", "rows written/post", &ModeMetrics::rows_per_post, 1},
     {"deliveries_per_post", "inbox rows/post", &ModeMetrics::deliveries_per_post, 1},
+    {"pulled_per_read", "pulled/read", &ModeMetrics::pulled_per_read, 1},
+    {"pulled_p50", "p50", &ModeMetrics::pulled_p50, 0},
+    {"pulled_p90", "p90", &ModeMetrics::pulled_p90, 0},
     {"statements_per_read", "statements/read", &ModeMetrics::statements_per_read, 1},
     {"shards_per_read", "shards/read", &ModeMetrics::shards_per_read, 2},
     {"rows_read_per_read", "rows read/read", &ModeMetrics::rows_read_per_read, 1},

@@ -88,6 +88,12 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& job);
 // GroupCommit::held_deliveries), newest first: what reader's inbox will hold once they are
 // applied. own is the reader's shard, inside the read's transaction.
 std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader);
+
+// flows/timeline.cc: what this process's home timeline reads have merged since it started
+// (weibo/request.h, HomeReadCounts): the reads, and the followees each one pulled — merged
+// from the followee's own posts rather than read from the inbox: every followee in pull;
+// in hybrid the celebrities and the authors whose active list lacks the reader.
+void HomeReadTally(int64_t* reads, int64_t* pulled_authors);
 // Merges a followee's posts into a reader's inbox (inbox_merge, active_merge), passing over
 // the posts deleted since they were read.
 void MergeIntoInbox(Context& ctx, Shard& target, int64_t user, int64_t author,

@@ -55,6 +55,7 @@
 // tiers, and in hybrid, once per kActiveWindowMs, the rejoin of the followees' active
 // lists, after the page was built — by pull where needed).
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -332,7 +333,12 @@ void AddAuthors(Context& ctx, PageTxns& txns, std::vector<Source>& sources,
 struct Home {
   std::vector<Source> above, below;
   int64_t floor = 0;
+  int64_t pulled = 0;  // followees merged from their own posts above the floor
 };
+
+// HomeReadTally (flows.h): relaxed counters, as a daemon reads on one thread and the
+// bench only reads them between its own ops.
+std::atomic<int64_t> home_reads{0}, pulled_authors{0};
 
 Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, int64_t want) {
   ShardSet& shards = ctx.shards();
@@ -386,6 +392,7 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   } else {
     (pull_all ? pulled : pushed) = std::move(followees);
   }
+  home.pulled = static_cast<int64_t>(pulled.size());
   AddAuthors(ctx, txns, home.above, pulled, 0, want);
   if (want_below) AddAuthors(ctx, txns, home.below, pushed, home.floor, want);
   return home;
@@ -521,6 +528,8 @@ Json ReadPage(Context& ctx, PageTxns& txns, int64_t reader, int64_t count, int64
     // Above the floor the inbox is complete: merge it with the pulled authors down to the
     // floor; only if the page is not full yet, go on below it with every source.
     Home h = HomeSources(ctx, txns, reader, false, skip + count);
+    home_reads.fetch_add(1, std::memory_order_relaxed);
+    pulled_authors.fetch_add(h.pulled, std::memory_order_relaxed);
     bool below = h.floor > 0 && live_since < h.floor - 1;
     page.Merge(h.above, below ? h.floor - 1 : live_since);
     if (below && !page.full()) {
@@ -602,6 +611,11 @@ void Pay(Context& ctx, int64_t reader, const ReadOwes& owes) {
 }
 
 }  // namespace
+
+void HomeReadTally(int64_t* reads, int64_t* pulled) {
+  *reads = home_reads.load(std::memory_order_relaxed);
+  *pulled = pulled_authors.load(std::memory_order_relaxed);
+}
 
 Json Timeline(Context& ctx, const Json& args) {
   int64_t reader = ctx.ResolveUser(args.at("user"));

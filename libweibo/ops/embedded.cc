@@ -167,4 +167,10 @@ std::unique_ptr<Executor> OpenEmbedded(const EmbeddedOptions& options) {
   return std::make_unique<Embedded>(options);
 }
 
+HomeReadTotals HomeReadCounts() {
+  HomeReadTotals t;
+  HomeReadTally(&t.reads, &t.pulled_authors);
+  return t;
+}
+
 }  // namespace weibo

@@ -2,7 +2,7 @@
 # weibo-sim --sweep-active-list at a tiny size (issue 16, point 4): one row per length,
 # ascending, and push's last; deliveries per post never fall as the list grows (a longer
 # list pushes to more fans) and rise from the shortest list to the longest; every hybrid's
-# timelines equal push's; the CSV has a line per length and the SVG a bar per length and
+# timelines equal push's; pulled authors per read never rise as the list grows; the CSV has a line per length and the SVG a bar per length and
 # column.
 # usage: sim_sweep.sh BIN_DIR PYTHON
 set -euo pipefail
@@ -60,10 +60,17 @@ push = sweep["sweep"][3]
 for r in sweep["sweep"][:3]:
     assert r["rows_per_post"] <= push["rows_per_post"], (r, push)
     assert r["statements_per_read"] >= 1 and r["shards_per_read"] >= 1, r
+# Pulled authors per read: none in push; in hybrid never more as the list grows (a longer
+# list holds more of each author's fans), and fewer from the shortest to the longest.
+assert push["pulled_per_read"] == 0 and push["pulled_p90"] == 0, push
+pulled = [r["pulled_per_read"] for r in sweep["sweep"][:3]]
+assert pulled == sorted(pulled, reverse=True) and pulled[0] > pulled[-1], pulled
+for r in sweep["sweep"][:3]:
+    assert r["pulled_p50"] <= r["pulled_p90"], r
 
 svg = ET.parse(f"{work}/sweep.svg").getroot()
 ns = {"s": "http://www.w3.org/2000/svg"}
 bars = [r for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.find("s:title", ns) is not None]
 assert len(bars) == 4 * (len(lines[0]) - 1), (len(bars), lines[0])
-print("sim sweep: ok, deliveries per post", deliveries)
+print("sim sweep: ok, deliveries per post", deliveries, "pulled per read", pulled)
 PY

@@ -108,6 +108,16 @@ class Executor {
   virtual void Idle() {}
 };
 
+// What the home timeline reads of this process's embedded executors have merged since it
+// started: reads, and followees pulled (merged from their own posts, not read from the
+// inbox: every followee in pull; celebrities and the authors whose active list lacks the
+// reader in hybrid). weibo-bench(1) and weibo-sim(1) report pulled authors per read from
+// the difference around each read; a daemon's reads count in the daemon's process.
+struct HomeReadTotals {
+  int64_t reads = 0, pulled_authors = 0;
+};
+HomeReadTotals HomeReadCounts();
+
 // An executor over the shard files in options.data_dir. Opening is lazy: a missing or
 // corrupt cluster is reported by the first Execute as storage_error.
 std::unique_ptr<Executor> OpenEmbedded(const EmbeddedOptions& options);
