@@ -190,6 +190,33 @@ TEST_CASE(
 namespace weibo {
 namespace {
 
+TEST_CASE("feeds: the library counts the followees each home read pulls, once per read") {
+  // reader follows three authors: push pulls none, pull all three; hybrid none while the
+  // authors push to the reader (a follow joins their lists), all three once every author
+  // is a celebrity (threshold 1: each has a fan).
+  struct Mode {
+    std::string feed;
+    int64_t threshold;
+    int64_t pulled;
+  };
+  const Mode mode = GENERATE(Mode{"push", 10000, 0}, Mode{"pull", 10000, 3},
+                             Mode{"hybrid", 10000, 0}, Mode{"hybrid", 1, 3});
+  Cluster c(ClusterOptions{4, mode.feed});
+  c.EditConfig([&](Json& j) { j["celebrity_threshold"] = mode.threshold; });
+  int64_t reader = c.AddUser("reader");
+  for (const char* name : {"a", "b", "d"}) {
+    int64_t author = c.AddUser(name);
+    c.Follow(reader, author);
+    c.Post(author, std::string("by ") + name);
+  }
+  const HomeReadTotals before = HomeReadCounts();
+  REQUIRE(c.TimelineIds(reader).size() == 3);
+  REQUIRE(c.TimelineIds(reader, {{"posts", true}}).empty());  // not a home read
+  const HomeReadTotals after = HomeReadCounts();
+  REQUIRE(after.reads - before.reads == 1);
+  REQUIRE(after.pulled_authors - before.pulled_authors == mode.pulled);
+}
+
 TEST_CASE("feeds: init writes the feed settings into cluster.json and refuses zeros") {
   test::TempDir dir;
   EmbeddedOptions eo;
