@@ -89,17 +89,18 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& job);
 // applied. own is the reader's shard, inside the read's transaction.
 std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader);
 
-// flows/timeline.cc: what this process's home timeline reads have merged since it started
-// (weibo/request.h, HomeReadCounts): the reads, and the followees each one pulled — merged
-// from the followee's own posts rather than read from the inbox: every followee in pull;
-// in hybrid the celebrities and the authors whose active list lacks the reader.
-void HomeReadTally(int64_t* reads, int64_t* pulled_authors);
 // Merges a followee's posts into a reader's inbox (inbox_merge, active_merge), passing over
 // the posts deleted since they were read.
 void MergeIntoInbox(Context& ctx, Shard& target, int64_t user, int64_t author,
                     const std::vector<MergeItem>& items);
 void ApplyPurge(Context& ctx, Shard& target, const PurgeJob& job);
 void ApplyUndeliver(Context& ctx, Shard& target, const UndeliverJob& job);
+
+// flows/timeline.cc: what this process's home timeline reads have merged since it started
+// (weibo/request.h, HomeReadCounts): the reads, and the followees each one pulled — merged
+// from the followee's own posts rather than read from the inbox: every followee in pull;
+// in hybrid the celebrities and the authors whose active list lacks the reader.
+void HomeReadTally(int64_t* reads, int64_t* pulled_authors);
 
 // flows/active.cc: activity, and hybrid's active-follower lists
 constexpr int64_t kActivityGrainMs = 3600LL * 1000;      // last_active is refreshed hourly
