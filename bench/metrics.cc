@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "stats.h"
 #include "trace.h"
 
 namespace weibo::bench {
@@ -122,13 +123,8 @@ ModeMetrics Derive(const ModeRun& run, const TraceModel& model, const Baselines*
       double sum = 0;
       for (int64_t p : pulled) sum += static_cast<double>(p);
       m.pulled_per_read = sum / static_cast<double>(pulled.size());
-      // Nearest rank: the smallest count at least q of the reads stay at or under.
-      auto rank = [&](double q) {
-        size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(pulled.size())));
-        return static_cast<double>(pulled[std::max<size_t>(k, 1) - 1]);
-      };
-      m.pulled_p50 = rank(0.5);
-      m.pulled_p90 = rank(0.9);
+      m.pulled_p50 = static_cast<double>(NearestRank(pulled, 50));
+      m.pulled_p90 = static_cast<double>(NearestRank(pulled, 90));
     }
   }
   return m;

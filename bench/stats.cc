@@ -10,15 +10,18 @@ void Latencies::Add(int64_t ns) {
   total_ns_ += static_cast<double>(ns);
 }
 
+int64_t NearestRank(const std::vector<int64_t>& sorted, double p) {
+  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+}
+
 double Latencies::PercentileMs(double p) const {
   if (ns_.empty()) return 0;
   if (sorted_.size() != ns_.size()) {
     sorted_ = ns_;
     std::sort(sorted_.begin(), sorted_.end());
   }
-  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted_.size())));
-  rank = std::clamp<size_t>(rank, 1, sorted_.size());
-  return sorted_[rank - 1] / 1e6;
+  return NearestRank(sorted_, p) / 1e6;
 }
 
 double Latencies::MaxMs() const { return PercentileMs(100); }

@@ -7,6 +7,10 @@
 
 namespace weibo::bench {
 
+// The nearest-rank percentile (p in 0..100) of sorted, a non-empty ascending list: the
+// smallest value that at least p% of the values are at or under.
+int64_t NearestRank(const std::vector<int64_t>& sorted, double p);
+
 class Latencies {
  public:
   void Add(int64_t ns);
