@@ -88,7 +88,6 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& job);
 // GroupCommit::held_deliveries), newest first: what reader's inbox will hold once they are
 // applied. own is the reader's shard, inside the read's transaction.
 std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader);
-
 // Merges a followee's posts into a reader's inbox (inbox_merge, active_merge), passing over
 // the posts deleted since they were read.
 void MergeIntoInbox(Context& ctx, Shard& target, int64_t user, int64_t author,
