@@ -28,8 +28,9 @@
 // may stall between two transactions — so any read of the fan list made while the message
 // existed and before the insert is as good a check: the deliveries a request applies for its
 // own fan-out (a post's, or a fanout job's and its tiers in one drain) check their readers
-// against the fan list that fan-out read (Context::RememberFans), and only a delivery applied
-// by another request (a worker, a retry, after a crash) reads the author's shard again. For a
+// against the fan list that fan-out read (Context::RememberFans), as do the deliveries a server
+// holds back from it (group commit) and applies in a later request; only a delivery applied by
+// another process (a worker, a retry, after a crash) reads the author's shard again. For a
 // post to 100 000 fans that is 100 000 index lookups on the author's shard fewer. A purge
 // undelivers to the fans at purge time; with the fan row required, every reader who can hold
 // a row of the message is among them. A re-follow whose fan row is still in flight gets the

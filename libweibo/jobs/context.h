@@ -8,6 +8,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -90,6 +91,11 @@ struct GroupCommit {
     for (const JobRef& ref : refs) held.erase({ref.shard, ref.local_id});
   }
   bool Held(int source, int64_t id) const { return held.count({source, id}) > 0; }
+  // The fan lists the fan-outs of this process's requests read (Context::RememberFans), by
+  // message, kept while deliveries are held: a held delivery applied later, by another
+  // request or at idle, checks its readers against the list as its own request would have
+  // (flows/fanout.cc). Dropped at the end of a request that leaves nothing held.
+  std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> fans_read;
   int64_t HeldBelow(int source, int64_t below) const {
     return std::distance(held.lower_bound({source, 0}), held.lower_bound({source, below}));
   }
@@ -102,6 +108,9 @@ class Context {
   // A context sharing the executor's group commit.
   Context(ShardSet& shards, Clock clock, GroupCommit& group_commit)
       : shards_(shards), clock_(clock), group_commit_(&group_commit) {}
+  ~Context() {
+    if (group_commit_->held_deliveries.empty()) group_commit_->fans_read.clear();
+  }
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
@@ -171,14 +180,17 @@ class Context {
   // The fan list a fan-out of this request read for a message, sorted, in a transaction in
   // which the message existed (flows/fanout.cc). The deliveries this request applies for
   // that message check their readers against it instead of reading the author's shard
-  // again: a read made before the delivery's own transaction, as every such check is.
+  // again: a read made before the delivery's own transaction, as every such check is. Kept
+  // in the group commit, so that the deliveries it holds back use it too.
   void RememberFans(int64_t msg_id, std::vector<int64_t> fans) {
-    fans_read_[msg_id] = std::move(fans);
+    group_commit_->fans_read[msg_id] =
+        std::make_shared<const std::vector<int64_t>>(std::move(fans));
   }
-  // The list RememberFans kept for the message, or nullptr.
+  // The list RememberFans kept for the message (in this request or one whose deliveries
+  // are still held), or nullptr.
   const std::vector<int64_t>* FansRead(int64_t msg_id) const {
-    auto it = fans_read_.find(msg_id);
-    return it == fans_read_.end() ? nullptr : &it->second;
+    auto it = group_commit_->fans_read.find(msg_id);
+    return it == group_commit_->fans_read.end() ? nullptr : it->second.get();
   }
 
   // A user given as a number or "@name"; Failure(not_found) when there is none.
@@ -208,7 +220,6 @@ class Context {
   CounterCache* counter_cache_ = nullptr;
   std::string request_id_, request_op_, request_fingerprint_;
   std::vector<std::string> warnings_;
-  std::map<int64_t, std::vector<int64_t>> fans_read_;  // RememberFans
   std::function<void(const Json&)> event_sink_;
   ProgressFn progress_;
 };

@@ -503,6 +503,54 @@ TEST_CASE("jobs: a server holds deliveries back, reads them from memory, applies
   CHECK(report.at("ok") == true);
 }
 
+// The statement by which a delivery checks its readers against the author's fan rows when
+// no fan list read by this process is at hand (flows/fanout.cc, StillFans).
+int FanRowChecks(Executor& executor, const Request& request) {
+  REQUIRE(executor.Execute(request).ok());
+  int n = 0;
+  for (const std::string& line : executor.Explain())
+    if (line.find("type = 0 AND follow_id = j.value") != std::string::npos) ++n;
+  return n;
+}
+
+TEST_CASE("jobs: held deliveries check their readers against the fan list their post read") {
+  ClusterOptions options{4, "push"};
+  Cluster c(options);
+  int64_t alice = 0;
+  std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
+  const Json post{{"user", alice}, {"content", "one"}};
+  auto open = [&](int group_commit) {
+    EmbeddedOptions eo;
+    eo.data_dir = c.dir();
+    eo.now_ms = test::kNow;
+    eo.explain = true;
+    eo.group_commit = group_commit;
+    return OpenEmbedded(eo);
+  };
+  {
+    // A server holds the deliveries to the three other shards; the op that applies them
+    // (user list) checks their readers against the list the post's fan-out read, in memory.
+    auto server = open(1000);
+    CHECK(FanRowChecks(*server, Request{"post", post}) == 0);
+    CHECK(PendingOnAll(c) == 3);
+    CHECK(FanRowChecks(*server, Request{"user_list", Json::object()}) == 0);
+    server->Idle();
+  }
+  CHECK(PendingOnAll(c) == 0);
+  for (int64_t fan : fans) CHECK(c.TimelineIds(fan).size() == 1);
+  // Deliveries left pending by a process that is gone are checked on the author's shard:
+  // one statement per target shard.
+  Request async_post{"post", post};
+  async_post.async = true;
+  REQUIRE(c.executor().Execute(async_post).ok());
+  auto worker = open(0);
+  CHECK(FanRowChecks(*worker, Request{"drain", Json::object()}) == 3);
+  for (int64_t fan : fans) CHECK(c.TimelineIds(fan).size() == 2);
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+}
+
 TEST_CASE("jobs: group commit defers tiered deliveries too, and marks them done after the sync") {
   ClusterOptions options{4, "push"};
   options.group_commit = 1000;
