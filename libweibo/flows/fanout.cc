@@ -162,6 +162,7 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {
 
   const std::vector<int64_t>* users = &p.users;
   std::vector<int64_t> now_users;
+  std::string users_json = IdList(*users);  // the list as its statements take it
   auto enqueue_tier = [&](int tier, std::vector<int64_t> tier_users, std::vector<int64_t> later) {
     Enqueue(ctx, target, target.index(),
             DeliverJob{row.author_id, row.msg_id, row.time, std::move(tier_users), tier, false,
@@ -169,18 +170,27 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {
   };
   if (p.tiered) {
     // Tier 0 here and now; tier 1 as a job of its own, which leaves tier 2 to the job it
-    // creates: each tier is created (and drained) only after the one before it. The users'
-    // activity is read in one statement for the whole list (a user not on this shard: the
-    // last tier).
+    // creates: each tier is created (and drained) only after the one before it. The users
+    // not active in the day before the post are read in one statement for the whole list
+    // (a user not on this shard: the last tier); tier 0 is the rest, in the list's order.
     std::vector<int64_t> tiers[3];
-    for (const auto& [user, last_active] : LastActiveOf(target, IdList(*users)))
-      tiers[last_active ? Tier(*last_active, row.time) : 2].push_back(user);
+    auto inactive = InactiveSince(target, users_json, row.time - kDayMs);
+    auto next = inactive.begin();
+    for (int64_t user : *users) {
+      if (next != inactive.end() && next->first == user) {
+        tiers[next->second ? Tier(*next->second, row.time) : 2].push_back(user);
+        ++next;
+      } else {
+        tiers[0].push_back(user);
+      }
+    }
     if (!tiers[1].empty())
       enqueue_tier(1, std::move(tiers[1]), std::move(tiers[2]));
     else if (!tiers[2].empty())
       enqueue_tier(2, std::move(tiers[2]), {});
     now_users = std::move(tiers[0]);
     users = &now_users;
+    if (!inactive.empty()) users_json = IdList(*users);
   } else if (!p.later.empty()) {
     enqueue_tier(2, p.later, {});
   }
@@ -190,8 +200,8 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {
   // group (the follow re-check and msg_deleted included), then the trims. A delivery that arrives
   // after its message was deleted adds nothing: msg_deleted here covers the time after the purge's
   // undeliver has run on this shard, the message's own shard the time before. The list is
-  // written once: when every user is still a fan (the usual case), the same text serves both.
-  std::string users_json = IdList(*users);
+  // written once: when every user is in tier 0 and still a fan (the usual case), the same text
+  // serves all three statements.
   std::vector<int64_t> fans = StillFans(ctx, row, *users, users_json);
   if (fans.size() != users->size()) users_json = IdList(fans);
   if (fans.empty()) return;

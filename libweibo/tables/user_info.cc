@@ -48,13 +48,15 @@ std::vector<UserRow> GetFanCounts(Shard& shard, const std::vector<int64_t>& ids)
   return rows;
 }
 
-std::vector<std::pair<int64_t, std::optional<int64_t>>> LastActiveOf(Shard& shard,
-                                                                     const std::string& ids_json) {
+std::vector<std::pair<int64_t, std::optional<int64_t>>> InactiveSince(Shard& shard,
+                                                                      const std::string& ids_json,
+                                                                      int64_t since) {
   // The LEFT JOIN keeps json_each the outer loop: the rows come in the list's order.
   Stmt& s = shard.Query(
       "SELECT j.value, u.last_active FROM json_each(?1) AS j "
-      "LEFT JOIN user_info AS u ON u.user_id = j.value");
-  s.Bind(1, ids_json);
+      "LEFT JOIN user_info AS u ON u.user_id = j.value "
+      "WHERE u.last_active IS NULL OR u.last_active < ?2");
+  s.Bind(1, ids_json).Bind(2, since);
   std::vector<std::pair<int64_t, std::optional<int64_t>>> rows;
   while (s.Step())
     rows.emplace_back(s.Int(0), s.IsNull(1) ? std::nullopt : std::optional<int64_t>(s.Int(1)));

@@ -31,11 +31,13 @@ std::optional<UserRow> GetUser(Shard& shard, int64_t id);
 // filled in (what PushesAuthor looks at), in one statement for the whole list (json_each
 // over the ids) where GetUser per id would be one each.
 std::vector<UserRow> GetFanCounts(Shard& shard, const std::vector<int64_t>& ids);
-// For every id of a JSON array (tables/id_list.h), in its order: the id and its user's
-// last_active, nullopt when no such user lives on this shard. One statement for the list
-// (a fan-out's activity tiers, flows/fanout.cc).
-std::vector<std::pair<int64_t, std::optional<int64_t>>> LastActiveOf(Shard& shard,
-                                                                     const std::string& ids_json);
+// The ids of a JSON array (tables/id_list.h) whose user was not active since `since` (in
+// the array's order): each with its user's last_active, nullopt when no such user lives on
+// this shard. One statement for the list, returning only those rows: a fan-out's activity
+// tiers (flows/fanout.cc) deliver to all the others at once and need no row of theirs.
+std::vector<std::pair<int64_t, std::optional<int64_t>>> InactiveSince(Shard& shard,
+                                                                      const std::string& ids_json,
+                                                                      int64_t since);
 // An upper bound of the number of users on this shard: ids are handed out in sequence
 // (flows/user.cc), so with N shards at most max(user_id) / N + 1 of them land here.
 int64_t UsersBound(Shard& shard, int shards);

@@ -67,18 +67,21 @@ TEST_CASE("user_info: ListUsers is ordered by id") {
   REQUIRE(all[2].name == "u9");
 }
 
-TEST_CASE("user_info: LastActiveOf reads a list of ids in its order, missing users as none") {
+TEST_CASE("user_info: InactiveSince reads a list of ids in its order, missing users as none") {
   TempDir dir;
   auto shard = FreshShard(dir);
   InsertUser(*shard, Row(7, "carol", 700));
   InsertUser(*shard, Row(3, "dave", 300));
+  InsertUser(*shard, Row(5, "erin", 500));
   REQUIRE(IdList({}) == "[]");
-  REQUIRE(IdList({7, 4, 3}) == "[7,4,3]");
-  auto rows = LastActiveOf(*shard, IdList({7, 4, 3}));
-  REQUIRE(rows.size() == 3);
-  REQUIRE(rows[0] == std::make_pair(int64_t{7}, std::optional<int64_t>(700)));
-  REQUIRE(rows[1] == std::make_pair(int64_t{4}, std::optional<int64_t>()));
-  REQUIRE(rows[2] == std::make_pair(int64_t{3}, std::optional<int64_t>(300)));
+  REQUIRE(IdList({7, 4, 3, 5}) == "[7,4,3,5]");
+  // Active since 500 or later (carol, erin): not returned.
+  auto rows = InactiveSince(*shard, IdList({7, 4, 3, 5}), 500);
+  REQUIRE(rows.size() == 2);
+  REQUIRE(rows[0] == std::make_pair(int64_t{4}, std::optional<int64_t>()));
+  REQUIRE(rows[1] == std::make_pair(int64_t{3}, std::optional<int64_t>(300)));
+  REQUIRE(InactiveSince(*shard, IdList({7, 3}), 0).empty());
+  REQUIRE(InactiveSince(*shard, IdList({7, 3}), 701).size() == 2);
 }
 
 }  // namespace
