@@ -190,6 +190,16 @@ CREATE TABLE cleaner_progress(task TEXT PRIMARY KEY, cursor TEXT NOT NULL) WITHO
 CREATE TABLE tid_map(tid INTEGER PRIMARY KEY, uid INTEGER NOT NULL,
                      deleted INTEGER NOT NULL DEFAULT 0);
 )sql",
+    // 15: no outbox_pending. A job that is done is deleted (tables/outbox.h), never kept
+    //     with another state, so the partial index held every row of the outbox, in the
+    //     table's own rowid order: each write that enqueued or finished a job wrote one page
+    //     more to the WAL (a post: 14 pages instead of 13, then its done marks) for an index
+    //     that no query needed. The rows an older build kept as done (state 1), which the
+    //     index let the drains pass over, are deleted, as they are now when marked.
+    R"sql(
+DELETE FROM outbox WHERE state <> 0;
+DROP INDEX outbox_pending;
+)sql",
 };
 
 // The search files (search-NN.db, SPEC §7): derived data, rebuilt from msg_info at will

@@ -28,9 +28,9 @@ std::vector<PageRow> GetPageRows(Shard& shard, const std::vector<int64_t>& ids,
   // json_each is the outer loop of plain joins (rowid lookups), and the deltas pending in
   // the outbox come after the page's rows (UNION ALL, tag 1) and are summed here. One
   // statement is one snapshot, so a drain cannot count a delta twice or not at all, and
-  // needs no BEGIN/COMMIT of its own. The partial index outbox_pending holds only the
-  // pending jobs, a few per shard since the outbox is drained continuously (more under
-  // group commit: at most its limit). Last (tag 2), the entities of the shard's messages
+  // needs no BEGIN/COMMIT of its own. The outbox holds only the pending jobs (a done one
+  // is deleted), a few per shard since it is drained continuously (more under group
+  // commit: at most its limit). Last (tag 2), the entities of the shard's messages
   // in the page's id range, in id order, at most kAttrScan of them: message entities are
   // rare (posts with --attr) and a message's entity id sorts as its message id, so this
   // one index range usually finds all of the page's attrs, or that there are none,

@@ -9,7 +9,8 @@
 // (AUTOINCREMENT never hands its id out again, so a job_applied mark cannot be mistaken for
 // another job's), and kept, the done rows were most of a shard's bytes (weibo-bench archive).
 // A deletion lost in a power cut leaves the job pending, to be applied again harmlessly, as
-// a lost mark did. Rows of state 1 are only those an older build marked done.
+// a lost mark did. Rows of state 1 were those an older build marked done: schema version 15
+// deletes them.
 #ifndef WEIBO_TABLES_OUTBOX_H_
 #define WEIBO_TABLES_OUTBOX_H_
 
@@ -28,7 +29,7 @@ struct JobRow {
   std::string kind;
   std::string payload;  // JSON
   int64_t created = 0;
-  int state = 0;  // 0 pending; 1 done (by an older build: done jobs are deleted now)
+  int state = 0;  // 0 pending; 1 done (by a build before schema 15: done jobs are deleted)
 
   int64_t global_id() const { return (static_cast<int64_t>(source_shard) << 40) | local_id; }
 };
