@@ -143,9 +143,19 @@ Shard::Shard(int index, std::string path, bool create, ExplainLog* explain_log)
   // The WAL-reset race needs a checkpoint concurrent with a commit: no automatic ones.
   sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   Exec("PRAGMA wal_autocheckpoint=0");
+  // Set after the pragma, which installs (or with 0 removes) SQLite's own hook: this one only
+  // notes the WAL's length, for Checkpoint.
+  sqlite3_wal_hook(
+      db_,
+      [](void* self, sqlite3*, const char*, int frames) {
+        static_cast<Shard*>(self)->wal_frames_ = frames;
+        return SQLITE_OK;
+      },
+      this);
   Exec("PRAGMA synchronous=FULL");
   sync_level_ = 2;
   Exec("PRAGMA foreign_keys=OFF");
+  page_size_ = Query("PRAGMA page_size").IntOr(4096);  // before the trace: not an op's statement
   if (explain_log_ != nullptr)
     sqlite3_trace_v2(db_, SQLITE_TRACE_STMT | SQLITE_TRACE_ROW | SQLITE_TRACE_PROFILE,
                      TraceStatement, this);
@@ -195,6 +205,11 @@ int64_t Shard::UserVersion() {
 }
 
 void Shard::Checkpoint(int64_t min_wal_bytes) {
+  if (min_wal_bytes > 1) {
+    if (wal_frames_ <= 0) return;  // nothing committed here since the last checkpoint
+    // The WAL's header, then a 24-byte header and a page per frame (sqlite.org/fileformat2.html).
+    if (32 + wal_frames_ * (24 + page_size_) < min_wal_bytes) return;
+  }
   struct stat st;
   std::string wal = path_ + "-wal";
   if (stat(wal.c_str(), &st) != 0 || st.st_size < min_wal_bytes) return;
@@ -203,7 +218,9 @@ void Shard::Checkpoint(int64_t min_wal_bytes) {
   int fd = OpenPrivate(lock_path, O_RDWR);
   if (fd < 0) return;
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-    sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+    if (sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr) ==
+        SQLITE_OK)
+      wal_frames_ = 0;
     flock(fd, LOCK_UN);
   }
   close(fd);

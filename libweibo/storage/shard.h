@@ -94,7 +94,10 @@ class Shard {
   void Exec(const char* sql);
   int64_t UserVersion();
 
-  // Explicit TRUNCATE checkpoint, only when the WAL is larger than min_wal_bytes.
+  // Explicit TRUNCATE checkpoint, only when the WAL is larger than min_wal_bytes. Above one
+  // byte, the WAL's size is the one this connection's last commit left (sqlite3_wal_hook),
+  // with no system call: a shard this process has not written to since its last
+  // checkpoint is left to the process that has (a writer checkpoints what it grows).
   void Checkpoint(int64_t min_wal_bytes);
   // Sets PRAGMA synchronous for the next transaction, only when it differs from the level
   // this connection has (a pragma statement is parsed again each time it runs). Lowered to
@@ -127,6 +130,10 @@ class Shard {
   std::unordered_map<std::string_view, std::unique_ptr<Cached>> cache_;
   ExplainLog* explain_log_;  // every statement run, when not nullptr (--explain)
   int sync_level_ = -1;      // the PRAGMA synchronous this connection has; -1: unknown
+  // Frames in the WAL after this connection's last commit (sqlite3_wal_hook), 0 after its
+  // checkpoint; -1: it has not committed since it opened.
+  int64_t wal_frames_ = -1;
+  int64_t page_size_ = 4096;  // PRAGMA page_size, read when opened
   int sync_cap_ = static_cast<int>(Sync::kFull);
 };
 

@@ -254,6 +254,38 @@ TEST_CASE("Shard: no checkpoint on close, Checkpoint truncates the WAL only past
   REQUIRE(std::filesystem::exists(dir.Join("shard.db") + ".ckpt"));
 }
 
+TEST_CASE("Shard: past a threshold, Checkpoint goes by the WAL its own commits left") {
+  TempDir dir;
+  std::string wal = dir.Join("shard.db") + "-wal";
+  auto commit = [](Shard& shard, int from, int rows) {
+    WriteTxn txn(shard);
+    for (int i = from; i < from + rows; ++i)
+      shard.Query("INSERT INTO meta(key, value) VALUES (?, ?)")
+          .Bind(1, "k" + std::to_string(i))
+          .Bind(2, std::string(500, 'v'))
+          .Run();
+    txn.Commit();
+  };
+  auto writer = FreshShard(dir);
+  Shard other(0, dir.Join("shard.db"), false, nullptr);
+  commit(*writer, 0, 50);
+  const int64_t grown = FileSize(wal);
+  REQUIRE(grown > 0);
+  // Another connection, which has committed nothing, leaves the WAL to its writer.
+  other.Checkpoint(grown / 2);
+  REQUIRE(FileSize(wal) == grown);
+  // The writer: not below the threshold, then past it once it has committed more.
+  writer->Checkpoint(grown + 1);
+  REQUIRE(FileSize(wal) == grown);
+  commit(*writer, 50, 50);
+  writer->Checkpoint(grown + 1);
+  REQUIRE(FileSize(wal) == 0);
+  // Truncated: nothing more until its next commit.
+  writer->Checkpoint(2);
+  REQUIRE(FileSize(wal) == 0);
+  REQUIRE(CountRows(other, "SELECT count(*) FROM meta") == 100);
+}
+
 TEST_CASE("Shard: explain logs each statement with the shard's name") {
   TempDir dir;
   { FreshShard(dir); }
