@@ -338,6 +338,34 @@ std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
   return out;
 }
 
+// The rows of refs[from, to) still in their outboxes, by (source shard, local id): read with
+// one statement per source shard, the ids of the jobs a request created (or a server held)
+// there being nearly consecutive, rather than one statement, and so one read transaction
+// with its locks, per job. Ids spread far apart (other writers' jobs between them) are
+// read one by one.
+std::map<std::pair<int, int64_t>, JobRow> RowsOf(Context& ctx, const std::vector<JobRef>& refs,
+                                                 size_t from, size_t to) {
+  std::map<int, std::vector<int64_t>> ids;  // source shard -> local ids
+  for (size_t k = from; k < to; ++k) ids[refs[k].shard].push_back(refs[k].local_id);
+  std::map<std::pair<int, int64_t>, JobRow> rows;
+  for (auto& [source, list] : ids) {
+    Shard& shard = ctx.shards().At(source);
+    const auto [low, high] = std::minmax_element(list.begin(), list.end());
+    if (*high - *low < 2 * static_cast<int64_t>(list.size()) + 16) {
+      std::set<int64_t> wanted(list.begin(), list.end());
+      for (JobRow& row : JobsBetween(shard, *low, *high))
+        if (wanted.count(row.local_id))
+          rows.emplace(std::make_pair(source, row.local_id), std::move(row));
+      continue;
+    }
+    for (int64_t id : list) {
+      JobRow row;
+      if (GetJob(shard, id, &row)) rows.emplace(std::make_pair(source, id), std::move(row));
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
 int64_t DrainCreated(Context& ctx) {
@@ -352,10 +380,13 @@ int64_t DrainCreated(Context& ctx) {
   size_t next = 0;
   while (next < created.size()) {
     std::vector<JobRow> own, wave, remote;
-    for (size_t end = created.size(); next < end; ++next) {
-      JobRow row;
-      Shard& source = ctx.shards().At(created[next].shard);
-      if (!GetJob(source, created[next].local_id, &row) || row.state != 0) continue;
+    const size_t end = created.size();
+    auto rows = RowsOf(ctx, created, next, end);
+    for (; next < end; ++next) {
+      auto found = rows.find({created[next].shard, created[next].local_id});
+      if (found == rows.end() || found->second.state != 0) continue;
+      JobRow row = std::move(found->second);
+      rows.erase(found);
       if (group.defer_merged && row.target_shard != row.source_shard && !IsRemote(ctx, row)) {
         const JobKind* kind = FindJobKind(row.kind);
         if (kind != nullptr && kind->held_for_reads) {
@@ -408,11 +439,14 @@ namespace {
 // commit for deliveries).
 int64_t ApplyHeld(Context& ctx, const std::vector<JobRef>& refs, bool group_commit = false) {
   std::vector<JobRow> rows;
+  auto found = RowsOf(ctx, refs, 0, refs.size());
   for (const JobRef& ref : refs) {
-    JobRow row;
     // A drain may have applied it meanwhile (DrainAllPending takes every pending job).
-    if (GetJob(ctx.shards().At(ref.shard), ref.local_id, &row) && row.state == 0)
-      rows.push_back(std::move(row));
+    auto it = found.find({ref.shard, ref.local_id});
+    if (it != found.end() && it->second.state == 0) {
+      rows.push_back(std::move(it->second));
+      found.erase(it);
+    }
   }
   return rows.empty() ? 0 : ApplyBatch(ctx, rows, group_commit);
 }

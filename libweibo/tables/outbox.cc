@@ -40,6 +40,16 @@ bool GetJob(Shard& shard, int64_t local_id, JobRow* row) {
   return found;
 }
 
+std::vector<JobRow> JobsBetween(Shard& shard, int64_t from, int64_t to) {
+  Stmt& s = shard.Query(
+      "SELECT job_id, target_shard, kind, payload, created, state FROM outbox "
+      "WHERE job_id BETWEEN ? AND ? ORDER BY job_id");
+  s.BindAll(from, to);
+  std::vector<JobRow> rows;
+  while (s.Step()) rows.push_back(ReadRow(s, shard.index()));
+  return rows;
+}
+
 std::vector<JobRow> PendingJobs(Shard& shard, int64_t limit) {
   return PendingJobs(shard, 0, limit);
 }

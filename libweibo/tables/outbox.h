@@ -41,6 +41,9 @@ extern const char kInsertJobSql[];
 int64_t InsertJob(Shard& shard, int target, const std::string& kind, const std::string& payload,
                   int64_t now_ms);
 bool GetJob(Shard& shard, int64_t local_id, JobRow* row);
+// The jobs from local id `from` to `to` (both included) still in the outbox, in id order: one
+// statement, so one read transaction, for the jobs a request has just created.
+std::vector<JobRow> JobsBetween(Shard& shard, int64_t from, int64_t to);
 std::vector<JobRow> PendingJobs(Shard& shard, int64_t limit);
 // The same, from the first pending job with an id above after_id.
 std::vector<JobRow> PendingJobs(Shard& shard, int64_t after_id, int64_t limit);
