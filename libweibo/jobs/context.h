@@ -91,14 +91,14 @@ struct GroupCommit {
     for (const JobRef& ref : refs) held.erase({ref.shard, ref.local_id});
   }
   bool Held(int source, int64_t id) const { return held.count({source, id}) > 0; }
+  int64_t HeldBelow(int source, int64_t below) const {
+    return std::distance(held.lower_bound({source, 0}), held.lower_bound({source, below}));
+  }
   // The fan lists the fan-outs of this process's requests read (Context::RememberFans), by
   // message, kept while deliveries are held: a held delivery applied later, by another
   // request or at idle, checks its readers against the list as its own request would have
   // (flows/fanout.cc). Dropped at the end of a request that leaves nothing held.
   std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> fans_read;
-  int64_t HeldBelow(int source, int64_t below) const {
-    return std::distance(held.lower_bound({source, 0}), held.lower_bound({source, below}));
-  }
 };
 
 class Context {

@@ -19,6 +19,13 @@ JobRow ReadRow(Stmt& s, int source) {
   return r;
 }
 
+// Every row s steps through, as read by ReadRow.
+std::vector<JobRow> ReadRows(Stmt& s, int source) {
+  std::vector<JobRow> rows;
+  while (s.Step()) rows.push_back(ReadRow(s, source));
+  return rows;
+}
+
 }  // namespace
 
 const char kInsertJobSql[] =
@@ -45,9 +52,7 @@ std::vector<JobRow> JobsBetween(Shard& shard, int64_t from, int64_t to) {
       "SELECT job_id, target_shard, kind, payload, created, state FROM outbox "
       "WHERE job_id BETWEEN ? AND ? ORDER BY job_id");
   s.BindAll(from, to);
-  std::vector<JobRow> rows;
-  while (s.Step()) rows.push_back(ReadRow(s, shard.index()));
-  return rows;
+  return ReadRows(s, shard.index());
 }
 
 std::vector<JobRow> PendingJobs(Shard& shard, int64_t limit) {
@@ -59,9 +64,7 @@ std::vector<JobRow> PendingJobs(Shard& shard, int64_t after_id, int64_t limit) {
       "SELECT job_id, target_shard, kind, payload, created, state FROM outbox "
       "WHERE state = 0 AND job_id > ? ORDER BY job_id LIMIT ?");
   s.BindAll(after_id, limit);
-  std::vector<JobRow> rows;
-  while (s.Step()) rows.push_back(ReadRow(s, shard.index()));
-  return rows;
+  return ReadRows(s, shard.index());
 }
 
 int64_t CountPendingBelow(Shard& shard, int64_t below) {
@@ -75,9 +78,7 @@ std::vector<JobRow> PendingJobsBefore(Shard& shard, int target, int64_t below, i
       "SELECT job_id, target_shard, kind, payload, created, state FROM outbox "
       "WHERE state = 0 AND job_id < ? AND target_shard = ? ORDER BY job_id LIMIT ?");
   s.Bind(1, below).Bind(2, target).Bind(3, limit);
-  std::vector<JobRow> rows;
-  while (s.Step()) rows.push_back(ReadRow(s, shard.index()));
-  return rows;
+  return ReadRows(s, shard.index());
 }
 
 int64_t CountJobs(Shard& shard, int state) {
