@@ -30,10 +30,13 @@ struct JobRef {
 };
 
 // A job held back with its payload (GroupCommit::held_deliveries): a read answers from it
-// what the job will write once applied (flows/fanout.cc, HeldInboxIds).
+// what the job will write once applied (flows/fanout.cc, HeldInboxIds), and it is applied
+// from this copy (jobs.cc, ApplyHeldDeliveries), its row not read or parsed again.
 struct HeldJob {
   JobRef ref;
   Json payload;
+  std::string kind;
+  int target = 0;
 };
 
 // Jobs this process applied in transactions committed without an fsync (jobs.cc, "group

@@ -61,6 +61,10 @@ int64_t ApplyHeldToIdle(Context& ctx);
 // they create (the next tiers); returns how many. A crash before loses nothing: they are
 // pending in their source outboxes, and each is applied as if it had never been held (a
 // delivery re-checks its readers and its message when it is applied: flows/fanout.cc).
+// They are applied from the copies held (HeldJob), not read from the outboxes again; one
+// that a drain applied meanwhile is applied again only as any job is: a plain delivery is
+// idempotent by itself (it re-checks its readers and its message), another kind finds
+// its job_applied mark.
 int64_t ApplyHeldDeliveries(Context& ctx, int target = -1);
 // How many deliveries a server holds at most (DrainCreated applies them then), and never
 // more than its group commit's limit: a home read served meanwhile looks through those of
