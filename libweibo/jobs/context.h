@@ -17,6 +17,7 @@
 #include "storage/clock.h"
 #include "storage/shard_set.h"
 #include "tables/msg_info.h"
+#include "tables/outbox.h"
 #include "tables/user_info.h"
 
 namespace weibo {
@@ -33,10 +34,8 @@ struct JobRef {
 // what the job will write once applied (flows/fanout.cc, HeldInboxIds), and it is applied
 // from this copy (jobs.cc, ApplyHeldDeliveries), its row not read or parsed again.
 struct HeldJob {
-  JobRef ref;
-  Json payload;
-  std::string kind;
-  int target = 0;
+  JobRow row;    // its outbox row, without the payload's text
+  Json payload;  // the payload, parsed
 };
 
 // Jobs this process applied in transactions committed without an fsync (jobs.cc, "group

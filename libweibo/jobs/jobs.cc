@@ -400,10 +400,12 @@ int64_t DrainCreated(Context& ctx) {
       if (group.defer_merged && row.target_shard != row.source_shard && !IsRemote(ctx, row)) {
         const JobKind* kind = FindJobKind(row.kind);
         if (kind != nullptr && kind->held_for_reads) {
-          group.held_deliveries[row.target_shard].push_back(
-              HeldJob{created[next], Json::parse(row.payload), row.kind, row.target_shard});
           group.held.emplace(row.source_shard, row.local_id);
           ++group.held_delivery_count;
+          Json payload = Json::parse(row.payload);
+          row.payload.clear();
+          const int target = row.target_shard;
+          group.held_deliveries[target].push_back(HeldJob{std::move(row), std::move(payload)});
           continue;
         }
       }
@@ -486,13 +488,8 @@ int64_t ApplyHeldDeliveries(Context& ctx, int target) {
   std::vector<Json> payloads;
   auto take = [&](std::vector<HeldJob>& list) {
     for (HeldJob& job : list) {
-      refs.push_back(job.ref);
-      JobRow row;
-      row.local_id = job.ref.local_id;
-      row.source_shard = job.ref.shard;
-      row.target_shard = job.target;
-      row.kind = std::move(job.kind);
-      rows.push_back(std::move(row));
+      refs.push_back({job.row.source_shard, job.row.local_id});
+      rows.push_back(std::move(job.row));
       payloads.push_back(std::move(job.payload));
     }
   };

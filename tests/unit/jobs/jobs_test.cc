@@ -503,8 +503,6 @@ TEST_CASE("jobs: a server holds deliveries back, reads them from memory, applies
   CHECK(report.at("ok") == true);
 }
 
-// The statement by which a delivery checks its readers against the author's fan rows when
-// no fan list read by this process is at hand (flows/fanout.cc, StillFans).
 // An executor on c's data, explaining, with a server's group commit (0: a command's).
 std::unique_ptr<Executor> OpenExplained(Cluster& c, int group_commit) {
   EmbeddedOptions eo;
@@ -523,6 +521,8 @@ int ExplainLines(Executor& executor, const std::string& text) {
   return n;
 }
 
+// The statements by which a delivery checks its readers against the author's fan rows when
+// no fan list read by this process is at hand (flows/fanout.cc, StillFans), in request's.
 int FanRowChecks(Executor& executor, const Request& request) {
   REQUIRE(executor.Execute(request).ok());
   return ExplainLines(executor, "type = 0 AND follow_id = j.value");
