@@ -80,16 +80,14 @@ constexpr int64_t kSeenExpiryMs = 30LL * 24 * 3600 * 1000;
 
 // flows/fanout.cc: the feed mode's write side
 void ApplyFanOut(Context& ctx, Shard& target, const FanOutJob& job);
-// Whether a message is no longer in msg_info on its own shard (deleted): deliveries and
-// merges check it, as msg_deleted on their target shard may not know yet.
-bool MessageGone(Context& ctx, int64_t msg_id);
 void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& job);
 // The messages whose deliveries to reader this server holds back (jobs/context.h,
 // GroupCommit::held_deliveries), newest first: what reader's inbox will hold once they are
 // applied. own is the reader's shard, inside the read's transaction.
 std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader);
 // Merges a followee's posts into a reader's inbox (inbox_merge, active_merge), passing over
-// the posts deleted since they were read.
+// the posts deleted since they were read: no longer in msg_info on their own shard, as
+// msg_deleted on the target shard may not know yet (one read per shard for all items).
 void MergeIntoInbox(Context& ctx, Shard& target, int64_t user, int64_t author,
                     const std::vector<MergeItem>& items);
 void ApplyPurge(Context& ctx, Shard& target, const PurgeJob& job);

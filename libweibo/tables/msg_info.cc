@@ -60,6 +60,16 @@ std::optional<MsgRow> GetMsg(Shard& shard, int64_t id) {
   return row;
 }
 
+std::vector<int64_t> ExistingMsgs(Shard& shard, const std::string& ids) {
+  Stmt& s =
+      shard.Query("SELECT m.msg_id FROM json_each(?) AS j JOIN msg_info m ON m.msg_id = j.value");
+  s.Bind(1, ids);
+  std::vector<int64_t> found;
+  while (s.Step()) found.push_back(s.Int(0));
+  s.Reset();
+  return found;
+}
+
 bool DeleteMsg(Shard& shard, int64_t id) {
   return shard.Query("DELETE FROM msg_info WHERE msg_id = ?").Bind(1, id).Run() > 0;
 }

@@ -38,6 +38,9 @@ void InsertMsg(Shard& shard, const MsgRow& row);
 // msg_id to edit_count).
 MsgRow ReadMsgRow(Stmt& s, int first);
 std::optional<MsgRow> GetMsg(Shard& shard, int64_t id);
+// Which of ids have a row here, in one statement (ids: the text of a JSON array, IdList):
+// what a batch of GetMsg calls would find, in one read instead of one per id.
+std::vector<int64_t> ExistingMsgs(Shard& shard, const std::string& ids);
 bool DeleteMsg(Shard& shard, int64_t id);
 void UpdateContent(Shard& shard, int64_t id, const std::string& content);
 // An edit: the new content, edited = time and edit_count + 1; false when there is no row.

@@ -1,6 +1,8 @@
 // tables/msg_info.cc: one row per live message.
 #include "tables/msg_info.h"
 
+#include <algorithm>
+
 #include "test_support.h"
 
 namespace weibo {
@@ -52,6 +54,19 @@ TEST_CASE("msg_info: insert and get keep every column, no ref reads back as 0") 
   REQUIRE_FALSE(GetMsg(*shard, 3).has_value());
   REQUIRE(test::FailureCode([&] { InsertMsg(*shard, Msg(1, 8, kOriginal)); }) ==
           Code::kStorageError);
+}
+
+TEST_CASE("msg_info: ExistingMsgs finds the ids that have a row, in one statement") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  InsertMsg(*shard, Msg(1, 7, kOriginal));
+  InsertMsg(*shard, Msg(2, 7, kOriginal));
+  InsertMsg(*shard, Msg(3, 8, kOriginal));
+  REQUIRE(DeleteMsg(*shard, 2));
+  std::vector<int64_t> found = ExistingMsgs(*shard, "[3,2,1,99,1]");
+  std::sort(found.begin(), found.end());
+  CHECK(found == std::vector<int64_t>{1, 1, 3});  // 2 deleted, 99 never there
+  CHECK(ExistingMsgs(*shard, "[]").empty());
 }
 
 TEST_CASE("msg_info: delete and update content") {
