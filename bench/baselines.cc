@@ -143,7 +143,9 @@ constexpr int64_t kHeldDeliveries = 256;
 // post leaves group_commit or more of them unsynced, and at the end (same commits). With
 // group_commit > 0, as in a group-committing process (weibod(1), --group-commit), the
 // deliveries to other shards are held back until min(group_commit, kHeldDeliveries) are
-// held, then committed together, one transaction per shard for all the posts held.
+// held; then, as jobs/jobs.cc's DrainCreated does, one shard's are committed in one
+// transaction (all the posts held for it), the next shard round the files each time,
+// until fewer are held.
 Status FanOutCommits(Files& files, const std::vector<PostFanOut>& posts, int group_commit,
                      BaselineRun* r) {
   const bool defer = group_commit >= 0;
@@ -163,24 +165,36 @@ Status FanOutCommits(Files& files, const std::vector<PostFanOut>& posts, int gro
   // The held deliveries: per shard, (message, fans) in the order made.
   std::map<int, std::vector<std::pair<Message, const FanBatch*>>> held;
   int64_t held_jobs = 0;
-  auto apply_held = [&]() -> Status {
-    for (const auto& [shard, batches] : held) {
-      Db& db = *files[shard];
-      if (!db.Begin(false)) return db.Error();
-      size_t rows = 0;
-      for (const auto& [m, fans] : batches) {
-        if (!db.Add(m, false, *fans)) return db.Error();
-        rows += fans->size();
-      }
-      if (!db.Commit()) return db.Error();
-      Count(r, rows, false);
-      ++r->deferred;
-      unsynced.insert(shard);
+  int last_shard = -1;  // the shard whose held batches were committed last
+  auto apply_shard = [&](int shard) -> Status {
+    auto& batches = held[shard];
+    Db& db = *files[shard];
+    if (!db.Begin(false)) return db.Error();
+    size_t rows = 0;
+    for (const auto& [m, fans] : batches) {
+      if (!db.Add(m, false, *fans)) return db.Error();
+      rows += fans->size();
     }
-    since_sync += held_jobs;
-    held.clear();
-    held_jobs = 0;
+    if (!db.Commit()) return db.Error();
+    Count(r, rows, false);
+    ++r->deferred;
+    unsynced.insert(shard);
+    since_sync += static_cast<int64_t>(batches.size());
+    held_jobs -= static_cast<int64_t>(batches.size());
+    held.erase(shard);
+    last_shard = shard;
     return Status::Ok();
+  };
+  auto apply_held = [&]() -> Status {  // everything held: at the end
+    while (!held.empty()) {
+      Status s = apply_shard(held.begin()->first);
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  };
+  auto apply_next = [&]() -> Status {  // the next shard round the files
+    auto it = held.upper_bound(last_shard);
+    return apply_shard((it != held.end() ? it : held.begin())->first);
   };
   for (size_t k = 0; k < posts.size(); ++k) {
     const PostFanOut& post = posts[k];
@@ -201,8 +215,8 @@ Status FanOutCommits(Files& files, const std::vector<PostFanOut>& posts, int gro
       ++since_sync;
       unsynced.insert(shard);
     }
-    if (hold > 0 && held_jobs >= hold) {
-      Status s = apply_held();
+    while (hold > 0 && held_jobs >= hold && !held.empty()) {
+      Status s = apply_next();
       if (!s.ok()) return s;
     }
     if (defer && since_sync >= group_commit) {

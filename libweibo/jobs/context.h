@@ -76,10 +76,18 @@ struct GroupCommit {
   // same way, by target shard, in the order made, and applied together, one transaction
   // per target for many posts: before any op that is not known to commute with them
   // (OpSpec::keeps_deliveries_held), when the server is idle (Executor::Idle: at least
-  // every 50 ms under load) or once kMaxHeldDeliveries are held (jobs.h,
-  // ApplyHeldDeliveries). Meanwhile a home timeline served here reads them from here.
+  // every 50 ms under load) or, once kMaxHeldDeliveries are held, one target's at a time
+  // (jobs.cc, DrainCreated; jobs.h, ApplyHeldDeliveries). Meanwhile a home timeline served
+  // here reads them from here.
   std::map<int, std::vector<HeldJob>> held_deliveries;
   size_t held_delivery_count = 0;
+  // The target whose held deliveries were applied last for being over the limit: the next
+  // one is the first held target after it, round the shards (NextHeldTarget).
+  int last_held_target = -1;
+  int NextHeldTarget() const {
+    auto it = held_deliveries.upper_bound(last_held_target);
+    return (it != held_deliveries.end() ? it : held_deliveries.begin())->first;
+  }
   // The (source shard, local id) of every job in deferred, held_to_idle and
   // held_deliveries, kept as they
   // are held and released (Hold, Release), so that a drain's ordering check looks them

@@ -66,7 +66,8 @@ int64_t ApplyHeldToIdle(Context& ctx);
 // idempotent by itself (it re-checks its readers and its message), another kind finds
 // its job_applied mark.
 int64_t ApplyHeldDeliveries(Context& ctx, int target = -1);
-// How many deliveries a server holds at most (DrainCreated applies them then), and never
+// How many deliveries a server holds at most (DrainCreated then applies one target's, the
+// next target round the shards each time, until fewer are held), and never
 // more than its group commit's limit: a home read served meanwhile looks through those of
 // its reader's shard, so they stay few — about 16 posts' worth on 16 shards, each
 // target's transaction then carrying 16 posts' rows.

@@ -621,21 +621,30 @@ TEST_CASE("jobs: group commit defers tiered deliveries too, and marks them done 
   CHECK(report.at("ok") == true);
 }
 
-TEST_CASE("jobs: group commit syncs once enough deliveries have gathered, and at drain") {
+TEST_CASE(
+    "jobs: group commit applies one target's held deliveries at a time, syncs once enough "
+    "have gathered, and all at drain") {
   ClusterOptions options{4, "push"};
   options.group_commit = 5;
   Cluster c(options);
   int64_t alice = 0;
-  FansOnEveryShard(c, &alice);
-  c.Post(alice, "one");
-  CHECK(PendingOnAll(c) == 3);
-  c.Post(alice, "two");  // 6 >= 5 held: applied, and then synced, all of them
-  CHECK(PendingOnAll(c) == 0);
-  c.Post(alice, "three");
-  CHECK(PendingOnAll(c) == 3);
+  std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
+  std::vector<int64_t> posts;
+  posts.insert(posts.begin(), c.Post(alice, "one"));
+  CHECK(PendingOnAll(c) == 3);  // held: one delivery to each other shard
+  // 6 >= 5 held: the first target's two are applied, in one transaction; they stay pending
+  // until the sync, the other four stay held.
+  posts.insert(posts.begin(), c.Post(alice, "two"));
+  CHECK(PendingOnAll(c) == 6);
+  // 7 held (1, 3, 3): the next target's three are applied; 5 applied and unsynced >= 5:
+  // synced and done. The first target's third and the last target's three stay held.
+  posts.insert(posts.begin(), c.Post(alice, "three"));
+  CHECK(PendingOnAll(c) == 4);
+  for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == posts);
   Json drained = c.Run("drain");
   CHECK(drained.at("pending") == 0);
   CHECK(PendingOnAll(c) == 0);
+  for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == posts);
 }
 
 TEST_CASE(
