@@ -126,8 +126,10 @@ int64_t Id(const std::string& what, const Json& value, int64_t max) {
   } else if (value.is_string()) {
     // Read in place (count: 200 ids a request), without a copy of the string.
     const std::string& s = value.get_ref<const std::string&>();
-    bool digits =
-        !s.empty() && s.size() <= 19 && s.find_first_not_of("0123456789") == std::string::npos;
+    // A loop, not find_first_not_of("0123456789"): that calls memchr over the ten digits
+    // for every character, a tenth of a hot count's time in the daemon.
+    bool digits = !s.empty() && s.size() <= 19 &&
+                  std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
     uint64_t v = 0;
     if (digits && std::from_chars(s.data(), s.data() + s.size(), v).ec == std::errc() && v >= 1 &&
         v <= static_cast<uint64_t>(max))
