@@ -18,11 +18,13 @@
 // A join runs on the author's shard (active_join): it touches the LRU entry, snapshots the
 // author's newest posts (up to inbox_cap, above the reader's inbox floor) and sends them
 // back as active_merge, which delivers them and records active_on in one transaction on the
-// reader's shard. Serialising on the author's shard makes this exact: a post commits either
-// before the snapshot (and is in it) or after the entry exists (and its fan-out reaches the
-// reader). An entry pushed out of a list sends active_drop to the evicted reader's shard;
-// from then on the reader pulls that author (the inbox rows already there are merged with
-// the pulled ones, duplicates removed), until a later join.
+// reader's shard. A reader still on the list (where the list is as long as the author's
+// active readers) gets no snapshot: the fan-out has delivered everything since its entry was made,
+// and the merge enqueued with the entry everything before. Serialising on the author's shard makes
+// this exact: a post commits either before the snapshot (and is in it) or after the entry exists
+// (and its fan-out reaches the reader). An entry pushed out of a list sends active_drop to the
+// evicted reader's shard; from then on the reader pulls that author (the inbox rows already there
+// are merged with the pulled ones, duplicates removed), until a later join.
 #include <algorithm>
 #include <map>
 
@@ -67,11 +69,18 @@ std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard
       !HasRelation(author_shard, author, fan, kFan))
     return std::nullopt;
   std::vector<ActiveEntry> evicted;
-  int64_t seq = TouchActiveFan(author_shard, author, fan, ctx.config().active_list, &evicted);
+  bool was_listed = false;
+  int64_t seq =
+      TouchActiveFan(author_shard, author, fan, ctx.config().active_list, &evicted, &was_listed);
   for (const auto& e : evicted)
     Enqueue(ctx, author_shard, static_cast<int>(e.fan % ctx.shards().count()),
             ActiveDropJob{e.fan, author, e.touched});
   ActiveMergeEntry entry{author, seq, {}, std::nullopt};
+  // Still on the list: every post since the entry was made has reached the reader by the
+  // fan-out, and the posts before it by the merge that was enqueued with the entry (in
+  // this same kind of transaction). A snapshot would only repeat them; the merge then just
+  // records the new sequence.
+  if (was_listed) return entry;
   int64_t cap = ctx.config().inbox_cap;
   for (const MsgRow& m :
        AuthorPostsOf(ctx, author_shard, author, std::max<int64_t>(0, floor - 1), cap))

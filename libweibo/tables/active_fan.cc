@@ -5,11 +5,20 @@
 namespace weibo {
 
 int64_t TouchActiveFan(Shard& shard, int64_t author, int64_t fan, int64_t length,
-                       std::vector<ActiveEntry>* evicted) {
-  Stmt& top = shard.Query("SELECT max(touched) FROM active_fan WHERE author_id = ?");
-  top.Bind(1, author);
-  int64_t seq = (top.Step() && !top.IsNull(0) ? top.Int(0) : 0) + 1;
+                       std::vector<ActiveEntry>* evicted, bool* was_listed) {
+  // The list's newest sequence and whether fan holds an entry, in one statement.
+  Stmt& top = shard.Query(
+      "SELECT max(touched), (SELECT 1 FROM active_fan WHERE author_id = ?1 AND fan_id = ?2) "
+      "FROM active_fan WHERE author_id = ?1");
+  top.BindAll(author, fan);
+  int64_t seq = 1;
+  bool listed = false;
+  if (top.Step()) {
+    seq = (top.IsNull(0) ? 0 : top.Int(0)) + 1;
+    listed = !top.IsNull(1);
+  }
   top.Reset();
+  if (was_listed) *was_listed = listed;
   shard
       .Query(
           "INSERT INTO active_fan(author_id, fan_id, touched) VALUES (?1, ?2, ?3) "

@@ -29,9 +29,10 @@ struct ActiveEntry {
 };
 
 // Moves fan to the head of author's list (inserting it); returns its new sequence and fills
-// evicted with the entries pushed out by the list's length.
+// evicted with the entries pushed out by the list's length. *was_listed, when given, says
+// whether fan was on the list already (moved, not inserted).
 int64_t TouchActiveFan(Shard& shard, int64_t author, int64_t fan, int64_t length,
-                       std::vector<ActiveEntry>* evicted);
+                       std::vector<ActiveEntry>* evicted, bool* was_listed = nullptr);
 void RemoveActiveFan(Shard& shard, int64_t author, int64_t fan);
 // The listed fans, ascending by id.
 std::vector<int64_t> ActiveFans(Shard& shard, int64_t author);
