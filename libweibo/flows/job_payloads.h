@@ -136,7 +136,7 @@ struct RefRemoveJob {
 // are merged into one UPDATE (ApplyCounterDeltas); readers add the pending ones
 // (tables/msg_counter.h, GetLiveCounter, which reads these keys in SQL).
 struct CounterDeltaJob {
-  static constexpr const char* kKind = "counter_delta";
+  static constexpr const char* kKind = kCounterDeltaKind;  // tables/outbox.h
   int64_t msg_id = 0;
   int64_t likes = 0;
   int64_t views = 0;

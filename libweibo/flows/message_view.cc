@@ -70,7 +70,7 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
   for (int i = 0; i < shards.count(); ++i) {
     if (by_shard[i].empty()) continue;
     std::vector<int64_t> missing;  // not live: archived, or gone (after the shard's read)
-    for (PageRow& row : GetPageRows(shards.At(i), by_shard[i], CounterDeltaJob::kKind)) {
+    for (PageRow& row : GetPageRows(shards.At(i), by_shard[i])) {
       if (row.author_name && names_.size() <= 64)
         names_.emplace_back(row.msg.user_id, *row.author_name);
       int64_t id = row.msg.id;
@@ -80,7 +80,7 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
       if (!rows_[id] && id < archived_below) missing.push_back(id);
     Shard* archive = missing.empty() ? nullptr : shards.ArchiveAt(i);
     if (archive == nullptr) continue;
-    for (PageRow& row : GetPageRows(*archive, missing, CounterDeltaJob::kKind)) {
+    for (PageRow& row : GetPageRows(*archive, missing)) {
       int64_t id = row.msg.id;
       rows_[id] = std::move(row);
     }
@@ -125,7 +125,7 @@ Json MessageView::Render(const MsgRow& m) {
     c = cached->second->counter.value_or(CounterRow{});
   } else {
     Shard& shard = ctx_.shards().ForMsg(m.id);
-    auto live = GetLiveCounter(shard, m.id, CounterDeltaJob::kKind);
+    auto live = GetLiveCounter(shard, m.id);
     c = live ? *live : ArchivedCounter(ctx_, m.id).value_or(CounterRow{});
   }
   Json j{{"id", std::to_string(m.id)},

@@ -97,7 +97,7 @@ void ForEachCount(Context& ctx, const Json& args, const Item& item) {
         continue;
       }
     }
-    std::optional<CounterRow> c = GetLiveCounter(shard, msg_id, CounterDeltaJob::kKind);
+    std::optional<CounterRow> c = GetLiveCounter(shard, msg_id);
     if (!c)
       c = ArchivedCounter(ctx, msg_id);  // after the shard: never neither
     else if (cache != nullptr)

@@ -200,6 +200,14 @@ CREATE TABLE tid_map(tid INTEGER PRIMARY KEY, uid INTEGER NOT NULL,
 DELETE FROM outbox WHERE state <> 0;
 DROP INDEX outbox_pending;
 )sql",
+    // 16: outbox_counter_delta, the pending counter deltas (likes, views) by target shard.
+    //     Reads add them to the counters (tables/msg_counter.h, msg_page.h); without an
+    //     index each such read scanned the whole outbox, which under group commit holds
+    //     the held jobs too, payloads and all. Partial: the other jobs, nearly all of
+    //     them, cost no index write (tables/outbox.h, kCounterDeltaKind).
+    R"sql(
+CREATE INDEX outbox_counter_delta ON outbox(target_shard) WHERE kind = 'counter_delta';
+)sql",
 };
 
 // The search files (search-NN.db, SPEC §7): derived data, rebuilt from msg_info at will

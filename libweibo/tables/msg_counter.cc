@@ -39,14 +39,17 @@ std::optional<CounterRow> GetCounter(Shard& shard, int64_t msg_id) {
   return row;
 }
 
-std::optional<CounterRow> GetLiveCounter(Shard& shard, int64_t msg_id, const char* delta_kind) {
+std::optional<CounterRow> GetLiveCounter(Shard& shard, int64_t msg_id) {
+  // kind as the literal kCounterDeltaKind (tables/outbox.h): the partial index of the
+  // deltas, not a scan of the outbox.
   Stmt& s = shard.Query(
       "SELECT c.msg_id, c.commented_count, c.comment_count, c.transferred_count, "
       "c.transfer_count, c.like_count + ifnull(p.likes, 0), c.view_count + ifnull(p.views, 0) "
       "FROM msg_counter c LEFT JOIN (SELECT sum(json_extract(payload, '$.likes')) AS likes, "
-      "sum(json_extract(payload, '$.views')) AS views FROM outbox WHERE state = 0 AND kind = ?2 "
-      "AND target_shard = ?3 AND json_extract(payload, '$.msg_id') = ?1) p WHERE c.msg_id = ?1");
-  s.BindAll(msg_id, std::string(delta_kind), int64_t{shard.index()});
+      "sum(json_extract(payload, '$.views')) AS views FROM outbox "
+      "WHERE kind = 'counter_delta' AND target_shard = ?2 AND state = 0 "
+      "AND json_extract(payload, '$.msg_id') = ?1) p WHERE c.msg_id = ?1");
+  s.BindAll(msg_id, int64_t{shard.index()});
   std::optional<CounterRow> row;
   if (s.Step()) row = ReadRow(s);
   s.Reset();

@@ -26,9 +26,10 @@ CounterRow ReadCounterRow(Stmt& s, int first);
 void InitCounter(Shard& shard, int64_t msg_id);
 std::optional<CounterRow> GetCounter(Shard& shard, int64_t msg_id);
 // The row as a reader sees it: like_count and view_count with the deltas of the message
-// still pending in its own shard's outbox (jobs of kind delta_kind, payload {"msg_id",
-// "likes", "views"}) added, read in one statement, so one snapshot (flows/like.cc).
-std::optional<CounterRow> GetLiveCounter(Shard& shard, int64_t msg_id, const char* delta_kind);
+// still pending in its own shard's outbox (jobs of kind kCounterDeltaKind, tables/outbox.h,
+// payload {"msg_id", "likes", "views"}) added, read in one statement, so one snapshot
+// (flows/like.cc).
+std::optional<CounterRow> GetLiveCounter(Shard& shard, int64_t msg_id);
 // Adds deltas to a message's counters; false when the message has no counter row.
 bool AddCounter(Shard& shard, const CounterRow& delta);
 void DeleteCounter(Shard& shard, int64_t msg_id);

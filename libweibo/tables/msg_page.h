@@ -33,10 +33,9 @@ struct PageRow {
 
 // The rows of the messages ids (all of this shard) that exist, in no particular order;
 // like_count and view_count include the deltas pending in the shard's outbox (jobs of kind
-// delta_kind), as GetLiveCounter's do. One statement: the ids go in as one JSON array
-// (json_each), so the statement is prepared once whatever the page's size.
-std::vector<PageRow> GetPageRows(Shard& shard, const std::vector<int64_t>& ids,
-                                 const char* delta_kind);
+// kCounterDeltaKind, tables/outbox.h), as GetLiveCounter's do. One statement: the ids go in
+// as one JSON array (json_each), so the statement is prepared once whatever the page's size.
+std::vector<PageRow> GetPageRows(Shard& shard, const std::vector<int64_t>& ids);
 
 }  // namespace weibo
 

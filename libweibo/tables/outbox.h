@@ -34,6 +34,14 @@ struct JobRow {
   int64_t global_id() const { return (static_cast<int64_t>(source_shard) << 40) | local_id; }
 };
 
+// The kind of the counter deltas (flows/job_payloads.h: CounterDeltaJob::kKind). Schema 16's
+// partial index outbox_counter_delta holds only the rows of this kind, by target shard, so
+// the live counters (tables/msg_counter.h) and the pages (tables/msg_page.h) read a shard's
+// few pending deltas instead of scanning its whole outbox. SQLite uses a partial index only
+// for a query whose WHERE names the kind as this literal, not as a bound parameter: those
+// statements spell it out, and a unit test checks their plans use the index.
+constexpr char kCounterDeltaKind[] = "counter_delta";
+
 // The statement InsertJob runs, bound to target, kind, payload and created: weibo-explain(1)
 // finds the jobs a dry run would create by it in the explain log.
 extern const char kInsertJobSql[];
