@@ -37,14 +37,12 @@
 
 namespace weibo {
 
-ActivityDue ActivityOf(Context& ctx, int64_t user) {
+ActivityDue ActivityOf(Context& ctx, const UserRow& user) {
   ActivityDue due;
-  auto row = GetUser(ctx.shards().ForUser(user), user);
-  if (!row) return due;
   int64_t now = ctx.now();
-  due.touch = now - row->last_active >= kActivityGrainMs;
+  due.touch = now - user.last_active >= kActivityGrainMs;
   due.rejoin = FeedPolicy(ctx).UsesActiveLists() &&
-               now - std::max(row->lists_touched, row->created) >= kActiveWindowMs;
+               now - std::max(user.lists_touched, user.created) >= kActiveWindowMs;
   return due;
 }
 

@@ -104,12 +104,12 @@ constexpr int64_t kActivityGrainMs = 3600LL * 1000;      // last_active is refre
 constexpr int64_t kActiveWindowMs = 24LL * 3600 * 1000;  // rejoin the lists once a day
 // What a home timeline read owes as activity: touch, when last_active is older than
 // kActivityGrainMs; rejoin (hybrid), when the last join of the active lists of the user's
-// followees is older than kActiveWindowMs. Reads user_info only.
+// followees is older than kActiveWindowMs. Judged from the user's row as the caller read it.
 struct ActivityDue {
   bool touch = false, rejoin = false;
   bool any() const { return touch || rejoin; }
 };
-ActivityDue ActivityOf(Context& ctx, int64_t user);
+ActivityDue ActivityOf(Context& ctx, const UserRow& user);
 // In a write transaction on the user's shard: refreshes last_active and, when due, records
 // the rejoin and enqueues one active_join job per followee shard.
 void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue& due);

@@ -584,12 +584,12 @@ struct ReadOwes {
   bool any() const { return mark != 0 || activity.any(); }
 };
 
-ReadOwes Owed(Context& ctx, int64_t reader, const Json& page, bool first_page) {
+ReadOwes Owed(Context& ctx, const UserRow& reader, const Json& page, bool first_page) {
   ReadOwes owes;
-  Shard& shard = ctx.shards().ForUser(reader);
+  Shard& shard = ctx.shards().ForUser(reader.id);
   if (first_page && !page.empty()) {
     const int64_t newest = std::stoll(page.front().at("id").get<std::string>());
-    auto seen = GetSeen(shard, reader, kSeenTimeline);
+    auto seen = GetSeen(shard, reader.id, kSeenTimeline);
     if (!seen || seen->last_id < newest) owes.mark = newest;
   }
   owes.activity = ActivityOf(ctx, reader);
@@ -618,7 +618,13 @@ void HomeReadTally(int64_t* reads, int64_t* pulled) {
 }
 
 Json Timeline(Context& ctx, const Json& args) {
-  int64_t reader = ctx.ResolveUser(args.at("user"));
+  const int64_t reader = ctx.UserIdOf(args.at("user"));
+  // The reader's shard is held from the first statement: the reader's row (checked here,
+  // and judged for activity by Owed), the inbox and the mark are one snapshot, read under
+  // one WAL read lock instead of a lock for the row and another for the page.
+  PageTxns txns(ctx.shards());
+  txns.Hold(ctx.shards().ForUser(reader));
+  const UserRow user = ctx.RequireUser(reader);
   int64_t count = args.value("count", 20);
   int64_t max_id = args.value("max_id", int64_t{0});
   int64_t since_id = args.value("since_id", int64_t{0});
@@ -628,12 +634,12 @@ Json Timeline(Context& ctx, const Json& args) {
     if (!home || max_id != 0 || since_id != 0 || page_number != 0)
       Fail(Code::kInvalidArgument,
            "--unread counts the whole home timeline: no --posts, --max-id, --since-id or --page");
+    txns.Release();
     return Unread(ctx, reader);
   }
-  PageTxns txns(ctx.shards());
   Json page = ReadPage(ctx, txns, reader, count, max_id, since_id, page_number * count, home);
   if (!home) return page;
-  ReadOwes owes = Owed(ctx, reader, page, max_id == 0 && since_id == 0 && page_number == 0);
+  ReadOwes owes = Owed(ctx, user, page, max_id == 0 && since_id == 0 && page_number == 0);
   txns.Release();  // before any write: no BEGIN IMMEDIATE inside a read transaction
   if (owes.any()) Pay(ctx, reader, owes);
   return page;
