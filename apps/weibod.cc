@@ -63,6 +63,12 @@ void AddDaemonOptions(CLI::App& app, weibo::DaemonOptions& options) {
       ->type_name("N")
       ->check(CLI::Range(size_t{0}, size_t{10000000}).description(""))
       ->capture_default_str();
+  app.add_option("--seen-cache", options.seen_cache,
+                 "last-read ids: the stored ids of this many users kept in memory for notify "
+                 "unread, 32 bytes each (0 to 100000000); 0: every unread reads its user's row")
+      ->type_name("N")
+      ->check(CLI::Range(size_t{0}, size_t{100000000}).description(""))
+      ->capture_default_str();
   app.add_option("--drain-interval", options.drain_interval_ms,
                  "apply the outboxes' pending jobs (--async writes, crashed processes) "
                  "this often, between requests; 0: never")

@@ -11,6 +11,7 @@
 #include "stats.h"
 #include "table.h"
 #include "weibo/cluster.h"
+#include "weibo/daemon.h"
 #include "weibod_child.h"
 
 namespace weibo::bench {
@@ -250,10 +251,13 @@ int64_t Writes(const std::vector<std::string>& log) {
 // One notify cluster: made, loaded, its send measured; then, untimed, one unread of every
 // user in id order — the steady state of a long-running daemon, which has opened each
 // shard's connection once and has read (so cached) the pages of the users it has served.
-// Leaves the open executor in *executor for the timed unreads (NotifyUnreads).
+// Leaves two open executors for the timed unreads (NotifyUnreads): *executor keeps the
+// users' last-read ids in memory as weibod does by default (--seen-cache, 2^20 ids: all
+// of 10^6 users, bar those of a set that overflows); *uncached keeps none, so each of its
+// unreads reads the user's last_seen row, as a one-shot command does.
 Status NotifySetup(const std::string& dir, const CountersOptions& o, int64_t users,
                    Progress& progress, CountersResult::Notify* r,
-                   std::unique_ptr<Executor>* executor) {
+                   std::unique_ptr<Executor>* executor, std::unique_ptr<Executor>* uncached) {
   ClusterOptions c;
   c.shards = o.shards;
   Status s = CreateCluster(dir, "hybrid", c);
@@ -274,12 +278,17 @@ Status NotifySetup(const std::string& dir, const CountersOptions& o, int64_t use
   r->send_writes = Writes(explained->Explain());
   explained.reset();
   eo.explain = false;
+  *uncached = OpenEmbedded(eo);
+  eo.seen_cache = DaemonOptions{}.seen_cache;
   *executor = OpenEmbedded(eo);
   Latencies sends;
   for (int64_t k = 0; done.ok() && k < o.sends; ++k)
     done = Timed(**executor, {"notify_send", Json{{"content", "to everyone"}}}, &sends);
-  for (int64_t user = 1; done.ok() && user <= users; ++user)
-    done = (*executor)->Execute({"notify_unread", Json{{"user", std::to_string(user)}}});
+  for (int64_t user = 1; done.ok() && user <= users; ++user) {
+    const Request unread{"notify_unread", Json{{"user", std::to_string(user)}}};
+    done = (*executor)->Execute(unread);
+    if (done.ok()) done = (*uncached)->Execute(unread);
+  }
   if (!done.ok()) return done.status();
   r->send_p50_ms = sends.PercentileMs(50);
   return Status::Ok();
@@ -288,17 +297,21 @@ Status NotifySetup(const std::string& dir, const CountersOptions& o, int64_t use
 // The timed unreads of both clusters, alternated call by call (small, large, small, ...)
 // as hot and cold are: whatever else the machine does in the meantime falls on both
 // sides alike, so the p99 ratio compares the clusters and not two moments of the machine.
+// Each cluster is asked through both of its executors, kept ids and none, alternated too.
 // Random users of each; every one of them read before any send, so all sends are unread.
 Status NotifyUnreads(const CountersOptions& o, Executor& small, Executor& large,
-                     CountersResult* r) {
+                     Executor& small_uncached, Executor& large_uncached, CountersResult* r) {
   struct Side {
     Executor& executor;
     CountersResult::Notify& result;
+    bool uncached;
     Rng rng;
     Latencies unreads;
   };
-  Side sides[2] = {{small, r->small, Rng(r->small.users), {}},
-                   {large, r->large, Rng(r->large.users), {}}};
+  Side sides[4] = {{small, r->small, false, Rng(r->small.users), {}},
+                   {large, r->large, false, Rng(r->large.users), {}},
+                   {small_uncached, r->small, true, Rng(r->small.users + 1), {}},
+                   {large_uncached, r->large, true, Rng(r->large.users + 1), {}}};
   for (int64_t k = 0; k < o.unreads; ++k) {
     for (Side& side : sides) {
       const int64_t user = 1 + static_cast<int64_t>(side.rng.Below(side.result.users));
@@ -312,8 +325,10 @@ Status NotifyUnreads(const CountersOptions& o, Executor& small, Executor& large,
     }
   }
   for (Side& side : sides) {
-    side.result.unread_p50_ms = side.unreads.PercentileMs(50);
-    side.result.unread_p99_ms = side.unreads.PercentileMs(99);
+    (side.uncached ? side.result.uncached_p50_ms : side.result.unread_p50_ms) =
+        side.unreads.PercentileMs(50);
+    (side.uncached ? side.result.uncached_p99_ms : side.result.unread_p99_ms) =
+        side.unreads.PercentileMs(99);
   }
   return Status::Ok();
 }
@@ -325,7 +340,9 @@ Json NotifyJson(const CountersResult::Notify& n) {
               {"send_write_statements", n.send_writes},
               {"send_p50_ms", n.send_p50_ms},
               {"unread_p50_ms", n.unread_p50_ms},
-              {"unread_p99_ms", n.unread_p99_ms}};
+              {"unread_p99_ms", n.unread_p99_ms},
+              {"uncached_unread_p50_ms", n.uncached_p50_ms},
+              {"uncached_unread_p99_ms", n.uncached_p99_ms}};
 }
 
 }  // namespace
@@ -335,14 +352,16 @@ Result<CountersResult> RunCounters(const std::string& work_dir, const CountersOp
   CountersResult r;
   Status s = HotCold(work_dir + "/count", o, progress, &r);
   if (s.ok()) s = Likes(work_dir + "/likes", o, progress, &r);
-  std::unique_ptr<Executor> small, large;
+  std::unique_ptr<Executor> small, large, small_uncached, large_uncached;
   if (s.ok())
-    s = NotifySetup(work_dir + "/notify-small", o, o.small_users, progress, &r.small, &small);
+    s = NotifySetup(work_dir + "/notify-small", o, o.small_users, progress, &r.small, &small,
+                    &small_uncached);
   if (s.ok())
-    s = NotifySetup(work_dir + "/notify-large", o, o.large_users, progress, &r.large, &large);
+    s = NotifySetup(work_dir + "/notify-large", o, o.large_users, progress, &r.large, &large,
+                    &large_uncached);
   if (s.ok()) {
     progress.Stage("counters: unread, both clusters alternated", 0);
-    s = NotifyUnreads(o, *small, *large, &r);
+    s = NotifyUnreads(o, *small, *large, *small_uncached, *large_uncached, &r);
   }
   progress.Clear();
   if (!s.ok()) return s;
@@ -367,7 +386,9 @@ Json CountersResult::ToJson() const {
                 {"large", NotifyJson(large)},
                 {"send_writes_large_to_small", Ratio(static_cast<double>(large.send_writes),
                                                      static_cast<double>(small.send_writes))},
-                {"unread_p99_large_to_small", Ratio(large.unread_p99_ms, small.unread_p99_ms)}}}};
+                {"unread_p99_large_to_small", Ratio(large.unread_p99_ms, small.unread_p99_ms)},
+                {"uncached_unread_p99_large_to_small",
+                 Ratio(large.uncached_p99_ms, small.uncached_p99_ms)}}}};
 }
 
 void CountersResult::Print(std::ostream& out) const {
@@ -403,7 +424,16 @@ void CountersResult::Print(std::ostream& out) const {
       "unread p99 ms", "ms",
       {small.unread_p99_ms, large.unread_p99_ms, Ratio(large.unread_p99_ms, small.unread_p99_ms)},
       3);
-  out << "notifications: one list for everyone, one last-read id per user\n\n";
+  notify.Add("unread p50 ms, no kept ids", "ms",
+             {small.uncached_p50_ms, large.uncached_p50_ms,
+              Ratio(large.uncached_p50_ms, small.uncached_p50_ms)},
+             3);
+  notify.Add("unread p99 ms, no kept ids", "ms",
+             {small.uncached_p99_ms, large.uncached_p99_ms,
+              Ratio(large.uncached_p99_ms, small.uncached_p99_ms)},
+             3);
+  out << "notifications: one list for everyone, one last-read id per user; unread as weibod\n"
+         "serves it (last-read ids kept, --seen-cache) and with none kept (--seen-cache 0)\n\n";
   notify.Print(out);
 }
 

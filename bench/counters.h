@@ -52,7 +52,10 @@ struct CountersResult {
   struct Notify {
     int64_t users = 0;
     int64_t send_writes = 0;  // write statements of one send
+    // unread: as weibod serves it, with its default --seen-cache; uncached: every unread
+    // reads its user's row (--seen-cache 0, a one-shot command).
     double send_p50_ms = 0, unread_p50_ms = 0, unread_p99_ms = 0;
+    double uncached_p50_ms = 0, uncached_p99_ms = 0;
   } small, large;
 
   Json ToJson() const;

@@ -20,6 +20,7 @@
 #include "storage/clock.h"
 #include "storage/failure.h"
 #include "tables/notification.h"
+#include "tables/seen_cache.h"
 
 namespace weibo {
 namespace {
@@ -73,6 +74,7 @@ Json NotifyRead(Context& ctx, const Json& args) {
   WriteTxn txn(shard);
   SetSeen(shard, user, kSeenNotify, newest, ctx.now());
   txn.Commit();
+  if (SeenCache* cache = ctx.seen_cache()) cache->Forget(user);
   Json out = UnreadJson(user, 0);
   out["last_read"] = std::to_string(newest);
   return out;
@@ -82,13 +84,23 @@ Json NotifyUnread(Context& ctx, const Json& args) {
   // The stored id first: only a user who exists has one (read resolves its user before it
   // stores it, and users are never removed), so the common case reads one row of the
   // user's shard, not two. Each is a random page of a table that grows with the users.
+  // A server keeps the ids it has read (tables/seen_cache.h): a repeated unread then reads
+  // no row of the user's shard, and costs the same however many users there are.
   int64_t user = ctx.UserIdOf(args.at("user"));
-  auto seen = GetSeen(ctx.shards().ForUser(user), user, kSeenNotify);
-  if (!seen) {
-    ctx.RequireUser(user);       // not_found for an unknown user
-    return UnreadJson(user, 0);  // a new user
+  Shard& shard = ctx.shards().ForUser(user);
+  SeenCache* cache = ctx.seen_cache();
+  int64_t last_id = 0;
+  if (cache != nullptr) cache->Validate(shard);
+  if (cache == nullptr || !cache->Find(shard.index(), user, &last_id)) {
+    auto seen = GetSeen(shard, user, kSeenNotify);
+    if (!seen) {
+      ctx.RequireUser(user);       // not_found for an unknown user
+      return UnreadJson(user, 0);  // a new user
+    }
+    last_id = seen->last_id;
+    if (cache != nullptr) cache->Put(shard, user, last_id);
   }
-  return UnreadJson(user, NotificationsAfter(ListShard(ctx), seen->last_id, INT64_MAX));
+  return UnreadJson(user, NotificationsAfter(ListShard(ctx), last_id, INT64_MAX));
 }
 
 int64_t ExpireLastSeen(Context& ctx) {
@@ -102,8 +114,11 @@ int64_t ExpireLastSeen(Context& ctx) {
     if (!AnySeenStale(shard, kSeenNotify, cutoff) && !AnySeenStale(shard, kSeenTimeline, cutoff))
       continue;
     WriteTxn txn(shard);
-    expired += ExpireSeen(shard, kSeenNotify, cutoff) + ExpireSeen(shard, kSeenTimeline, cutoff);
+    const int64_t notify = ExpireSeen(shard, kSeenNotify, cutoff);
+    expired += notify + ExpireSeen(shard, kSeenTimeline, cutoff);
     txn.Commit();
+    // The ids it deleted may be held in memory: forgotten, all of the shard's at once.
+    if (notify > 0 && ctx.seen_cache() != nullptr) ctx.seen_cache()->ForgetShard(i);
   }
   return expired;
 }

@@ -24,6 +24,7 @@ namespace weibo {
 
 class JobTransport;  // jobs/transport.h: set on a cluster node only
 class CounterCache;  // tables/counter_cache.h: set in a server only
+class SeenCache;     // tables/seen_cache.h: set in a server only
 
 struct JobRef {
   int shard;
@@ -146,6 +147,9 @@ class Context {
   // The server's hot counters (tables/counter_cache.h), or nullptr: every read is cold.
   CounterCache* counter_cache() const { return counter_cache_; }
   void set_counter_cache(CounterCache* cache) { counter_cache_ = cache; }
+  // The server's last-read ids (tables/seen_cache.h), or nullptr: every unread reads a row.
+  SeenCache* seen_cache() const { return seen_cache_; }
+  void set_seen_cache(SeenCache* cache) { seen_cache_ = cache; }
 
   // Where the events of the jobs applied here go (EmbeddedOptions::on_event); none by default.
   void set_event_sink(std::function<void(const Json&)> sink) { event_sink_ = std::move(sink); }
@@ -228,6 +232,7 @@ class Context {
   bool drain_ = true;
   JobTransport* transport_ = nullptr;
   CounterCache* counter_cache_ = nullptr;
+  SeenCache* seen_cache_ = nullptr;
   std::string request_id_, request_op_, request_fingerprint_;
   std::vector<std::string> warnings_;
   std::function<void(const Json&)> event_sink_;

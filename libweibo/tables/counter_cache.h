@@ -19,15 +19,11 @@
 //     Applying merged deltas leaves the live value as it was (the row gains what the
 //     outbox loses) but forgets the message all the same: a miss, never a stale hit.
 //   * other processes' commits (an embedded CLI on the same data directory, another node):
-//     PRAGMA data_version of the shard's connection changes when another connection
-//     commits; Validate, called before a shard's entries are read in each request, then
-//     drops all of them (a generation per shard: O(1)). So a read lags another process's
-//     commit by nothing once that commit is visible to a new read transaction.
-//     The pragma is a statement and a read transaction, so Validate runs it only when the
-//     shard's WAL-index header (the first 48 bytes of its -shm file, sqlite.org/walformat.html
-//     section 2.2) differs from the copy taken before the last pragma: every commit, by any
-//     connection, rewrites that header, so an unchanged one means no commit since, and the
-//     hot path of count reads no SQLite page and runs no statement at all.
+//     Validate, called before a shard's entries are read in each request, drops all of them
+//     when another connection has committed to the shard since (storage/shard_watch.h: a
+//     generation per shard, O(1), and no statement at all while nothing was committed). So
+//     a read lags another process's commit by nothing once that commit is visible to a new
+//     read transaction.
 //
 // A crash loses nothing: the cache holds copies; the deltas live in the outbox.
 #ifndef WEIBO_TABLES_COUNTER_CACHE_H_
@@ -40,6 +36,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "storage/shard_watch.h"
 #include "tables/msg_counter.h"
 
 namespace weibo {
@@ -83,26 +80,13 @@ class CounterCache {
     int shard;
     uint64_t generation;  // the shard's generation when stored; older ones are dropped
   };
-  struct Watched {
-    Shard* shard = nullptr;  // the connection whose hook is ours
-    int64_t data_version = -1;
-    uint64_t generation = 0;
-    CounterCache* cache = nullptr;
-    // The WAL-index header as it was just before data_version was last read (Validate).
-    unsigned char wal_header[48] = {};
-    bool header_known = false;
-  };
-  // Copies the shard's WAL-index header into out; false when it cannot be read (the
-  // connection has no WAL open yet).
-  static bool ReadWalHeader(Shard& shard, unsigned char (&out)[48]);
   // sqlite3_update_hook's callback (rowid: sqlite3_int64, a long long).
-  static void OnUpdate(void* watched, int op, const char* db, const char* table, long long rowid);
-  Watched& Slot(int shard);
+  static void OnUpdate(void* cache, int op, const char* db, const char* table, long long rowid);
 
   size_t capacity_;
   std::list<Entry> lru_;  // most recently used first
   std::unordered_map<int64_t, std::list<Entry>::iterator> entries_;
-  std::vector<std::unique_ptr<Watched>> watched_;  // by shard index; stable for the hooks
+  ShardWatch watch_;
   int64_t hits_ = 0, misses_ = 0;
 };
 

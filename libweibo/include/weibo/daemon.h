@@ -29,6 +29,9 @@ struct DaemonOptions {
   // Hot counters (EmbeddedOptions::counter_cache, weibod --counter-cache): the live
   // counters of this many recently read messages kept in memory for weibo-count; 0: none.
   size_t counter_cache = 100000;
+  // Last-read ids (EmbeddedOptions::seen_cache, weibod --seen-cache): notify unread serves
+  // the stored ids of this many users from memory (32 bytes each); 0: none.
+  size_t seen_cache = size_t{1} << 20;
   // Every this many milliseconds, between requests, one pass of the drain op over every
   // outbox: the jobs left pending by --async writes and by processes that crashed are
   // applied without waiting for weibo-worker, so a running daemon finishes them itself.

@@ -74,6 +74,10 @@ struct EmbeddedOptions {
   // recently read messages from memory, kept exact by the rules of weibo(7), HOT AND COLD
   // COUNTERS. 0: none, every read goes to its shard (a one-shot command gains nothing).
   int counter_cache = 0;
+  // Last-read ids (weibod(1) --seen-cache): notify unread keeps the stored last-read ids
+  // of up to this many users in memory, kept exact by the rules of weibo(7), NOTIFICATIONS
+  // AND THE RED DOT. 0: none, every unread reads its user's row.
+  int64_t seen_cache = 0;
   // Called with each event as the job that records it is applied here, once per event:
   // {"event":"token_revoked","app","token_id","user_id","time"} when a revocation reaches
   // its app's events (weibo-app(1)). weibod --events publishes them. Default: none.

@@ -67,6 +67,50 @@ TEST_CASE("notify: a user inactive for 30 days loses the stored id, an active on
   REQUIRE(Unread(c, a) == 0);
 }
 
+TEST_CASE("notify: a server's kept last-read ids answer unread exactly as the rows do") {
+  Cluster c;
+  int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
+  c.Run("notify_send", {{"content", "one"}});
+  c.Run("notify_read", {{"user", a}});
+  c.Run("notify_read", {{"user", b}});
+  c.Run("notify_send", {{"content", "two"}});
+  EmbeddedOptions eo;
+  eo.data_dir = c.dir();
+  eo.now_ms = test::kNow;
+  eo.group_commit = 16;
+  eo.seen_cache = 64;
+  auto server = OpenEmbedded(eo);
+  auto unread = [&](int64_t user, int64_t now = 0) {
+    Request r{"notify_unread", {{"user", user}}};
+    r.now_ms = now;
+    auto out = server->Execute(r);
+    REQUIRE(out.ok());
+    return out.value().at("unread").get<int64_t>();
+  };
+  REQUIRE(unread(a) == 1);  // read from the row, then kept
+  REQUIRE(unread(a) == 1);  // kept
+  // Its own notify read forgets the kept id: the next unread counts from the new one.
+  REQUIRE(server->Execute(Request{"notify_read", {{"user", a}}}).ok());
+  REQUIRE(unread(a) == 0);
+  REQUIRE(unread(b) == 1);
+  c.Run("notify_send", {{"content", "three"}});  // shard 0, another connection
+  REQUIRE(unread(a) == 1);
+  REQUIRE(unread(b) == 2);
+  c.Run("notify_read", {{"user", b}});  // another connection stores bob's id
+  REQUIRE(unread(b) == 0);
+  REQUIRE(unread(a) == 1);
+  // The expiry, run by the server, forgets the ids of the shards it deleted rows of.
+  Request drain{"drain", Json::object()};
+  drain.now_ms = test::kNow + 31 * kDayMs;
+  auto expired = server->Execute(drain);
+  REQUIRE(expired.ok());
+  REQUIRE(expired.value().at("expired") == 2);
+  REQUIRE(unread(a, drain.now_ms) == 0);  // new again
+  REQUIRE(unread(b, drain.now_ms) == 0);
+  REQUIRE(server->Execute(Request{"notify_unread", {{"user", 99}}}).status().code() ==
+          Code::kNotFound);
+}
+
 TEST_CASE("red dot: items by others newer than the mark, capped, the first page moves it") {
   Cluster c(ClusterOptions{2, "push", 20});
   int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
