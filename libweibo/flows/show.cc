@@ -130,8 +130,8 @@ std::string CountText(Context& ctx, const Json& args) {
   out.reserve(args.at("msgs").size() * 128);
   ForEachCount(ctx, args, [&](const CounterRow& c, const CachedCounter* cached) {
     if (out.size() > 1) out += ',';
-    if (cached != nullptr && !cached->text.empty())
-      out += cached->text;
+    if (cached != nullptr && !cached->text().empty())
+      out += cached->text();
     else
       out += CountItemText(c);
   });

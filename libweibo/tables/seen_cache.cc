@@ -52,7 +52,7 @@ bool SeenCache::Find(int shard, int64_t user, int64_t* last_id) {
 
 void SeenCache::Put(Shard& shard, int64_t user, int64_t last_id) {
   if (capacity_ == 0 || !watch_.Watches(shard)) return;  // its changes would go unnoticed
-  if (!sqlite3_get_autocommit(shard.db())) return;        // a write transaction's own view
+  if (!sqlite3_get_autocommit(shard.db())) return;       // a write transaction's own view
   if (!entries_) entries_.reset(new Entry[capacity_]());
   Entry* set = SetOf(user);
   Entry* slot = nullptr;

@@ -2,6 +2,8 @@
 // invalidations that keep it exact (own writes of msg_counter, other connections' commits).
 #include "tables/counter_cache.h"
 
+#include <map>
+
 #include "storage/shard.h"
 #include "test_support.h"
 
@@ -42,6 +44,65 @@ TEST_CASE("counter cache: holds at most its capacity, evicting the least recentl
   none.Validate(*shard);
   none.Put(*shard, Row(1, 1));
   REQUIRE(none.size() == 0);
+}
+
+TEST_CASE("counter cache: random puts, finds and forgets never return a wrong or forgotten row") {
+  // Against a plain map: eviction (CLOCK) may drop any entry, but a hit must be the last
+  // row put for its id and never one forgotten since; the index's deletions (backward
+  // shifts) must leave every other entry findable.
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  CounterCache cache(64);
+  cache.Validate(*shard);
+  std::map<int64_t, int64_t> live;  // id -> likes of its last Put, while not forgotten
+  uint64_t x = 88172645463325252ull;
+  auto next = [&] {  // xorshift64: the same sequence on every run
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  for (int step = 0; step < 20000; ++step) {
+    const int64_t id = static_cast<int64_t>(next() % 200) * 4 + 1;  // a shard's stride
+    const uint64_t op = next() % 3;
+    if (op == 0) {
+      const int64_t likes = static_cast<int64_t>(next() % 1000);
+      cache.Put(*shard, Row(id, likes), "t" + std::to_string(likes));
+      live[id] = likes;
+      const CachedCounter* hit = cache.Find(0, id);
+      REQUIRE(hit != nullptr);  // just put: found
+      REQUIRE(hit->row.likes == likes);
+      REQUIRE(hit->text() == "t" + std::to_string(likes));
+    } else if (op == 1) {
+      cache.Forget(id);
+      live.erase(id);
+      REQUIRE(cache.Find(0, id) == nullptr);
+    } else if (const CachedCounter* hit = cache.Find(0, id)) {
+      REQUIRE(live.count(id) == 1);
+      REQUIRE(hit->row.likes == live[id]);
+    }
+    REQUIRE(cache.size() <= 64);
+  }
+  // Every id still cached is one the map holds, with its value.
+  size_t found = 0;
+  for (const auto& [id, likes] : live)
+    if (const CachedCounter* hit = cache.Find(0, id)) {
+      REQUIRE(hit->row.likes == likes);
+      ++found;
+    }
+  REQUIRE(found == cache.size());
+}
+
+TEST_CASE("counter cache: a text too long to keep inline is not kept, the row is") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  CounterCache cache(4);
+  cache.Validate(*shard);
+  cache.Put(*shard, Row(1, 7), std::string(CachedCounter::kTextMax, 'x'));
+  REQUIRE(cache.Find(0, 1)->text().size() == CachedCounter::kTextMax);
+  cache.Put(*shard, Row(1, 8), std::string(CachedCounter::kTextMax + 1, 'x'));
+  REQUIRE(cache.Find(0, 1)->row.likes == 8);
+  REQUIRE(cache.Find(0, 1)->text().empty());  // written each time it is served instead
 }
 
 TEST_CASE("counter cache: a row is found only on its own shard and once watched") {
