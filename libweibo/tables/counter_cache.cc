@@ -122,7 +122,9 @@ void CounterCache::Put(Shard& shard, const CounterRow& row, std::string_view tex
   Slot& e = slots_[slot];
   e.counter.row = row;
   e.counter.text_size_ = 0;
-  if (text.size() <= CachedCounter::kTextMax) {  // else written each time it is served
+  // Else written each time it is served. (memcpy wants a pointer even for no bytes, and an
+  // empty view's may be null.)
+  if (!text.empty() && text.size() <= CachedCounter::kTextMax) {
     std::memcpy(e.counter.text_, text.data(), text.size());
     e.counter.text_size_ = static_cast<uint8_t>(text.size());
   }
