@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "storage/fibonacci_hash.h"
 #include "storage/shard.h"
 
 namespace weibo {
@@ -28,12 +29,7 @@ void CounterCache::Validate(Shard& shard) {
   if (watch_.Validate(shard)) sqlite3_update_hook(shard.db(), &CounterCache::OnUpdate, this);
 }
 
-size_t CounterCache::Home(int64_t msg_id) const {
-  // Fibonacci hashing on the top bits (tables/seen_cache.cc): ids made in sequence spread
-  // evenly.
-  return static_cast<size_t>((static_cast<uint64_t>(msg_id) * 0x9E3779B97F4A7C15ull) >>
-                             index_shift_);
-}
+size_t CounterCache::Home(int64_t msg_id) const { return FibonacciHash(msg_id, index_bits_); }
 
 size_t CounterCache::Probe(int64_t msg_id) const {
   size_t pos = Home(msg_id);
@@ -113,8 +109,7 @@ void CounterCache::Put(Shard& shard, const CounterRow& row, std::string_view tex
     while (n < 2 * capacity_) n <<= 1;
     index_.assign(n, IndexEntry{0, -1});
     index_mask_ = n - 1;
-    index_shift_ = 64;
-    for (size_t k = n; k > 1; k >>= 1) --index_shift_;
+    for (size_t k = n; k > 1; k >>= 1) ++index_bits_;
     slots_.reserve(capacity_ < 4096 ? capacity_ : 4096);
   }
   Forget(row.msg_id);

@@ -33,11 +33,12 @@
 // one or two cache misses, not six. Entries live in one array of 256-byte slots, the row
 // and its text inline (a count item is about 110 bytes, at most 176 kept inline; a longer
 // one is written each time instead). An open-addressing index of (msg_id, slot) pairs,
-// linear probing, finds them. Eviction is CLOCK: a hit only sets the slot's reference
-// bit, and a Put into a full cache sweeps a hand over the slots, clearing set bits, until
-// it finds one clear: that entry, not used since the hand last passed, goes. (A linked
-// LRU list was six pointer chases a hit — hash node, list node, its neighbours, the text —
-// and a hot count after a cold one took 150 µs in-process against 16 µs warm.)
+// linear probing (storage/fibonacci_hash.h), finds them. Eviction is CLOCK: a hit only
+// sets the slot's reference bit, and a Put into a full cache sweeps a hand over the slots,
+// clearing set bits, until it finds one clear: that entry, not used since the hand last
+// passed, goes. (A linked LRU list was six pointer chases a hit — hash node, list node,
+// its neighbours, the text — and a hot count after a cold one took 150 µs in-process
+// against 16 µs warm.)
 #ifndef WEIBO_TABLES_COUNTER_CACHE_H_
 #define WEIBO_TABLES_COUNTER_CACHE_H_
 
@@ -117,8 +118,8 @@ class CounterCache {
   std::vector<int64_t> free_;      // slots Forget emptied
   std::vector<IndexEntry> index_;  // a power of two, at least twice capacity_; lazily made
   size_t index_mask_ = 0;
-  int index_shift_ = 64;  // 64 - log2(index size): Home's shift
-  size_t hand_ = 0;       // CLOCK's hand over slots_
+  int index_bits_ = 0;  // log2 of the index's size: Home's bits
+  size_t hand_ = 0;     // CLOCK's hand over slots_
   size_t size_ = 0;
   ShardWatch watch_;
   int64_t hits_ = 0, misses_ = 0;

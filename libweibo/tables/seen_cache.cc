@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "storage/fibonacci_hash.h"
 #include "storage/shard.h"
 
 namespace weibo {
@@ -15,13 +16,7 @@ SeenCache::SeenCache(size_t capacity) : capacity_(0) {
 }
 
 SeenCache::Entry* SeenCache::SetOf(int64_t user) {
-  // Fibonacci hashing: the top bits of the id times 2^64 / phi spread ids handed out in
-  // sequence (or in strides, as a shard's are) evenly over the sets. Only the top bits: the
-  // middle ones of consecutive ids repeat, and once crowded 10^6 users into a quarter of
-  // the sets.
-  if (set_bits_ == 0) return &entries_[0];
-  const uint64_t h = static_cast<uint64_t>(user) * 0x9E3779B97F4A7C15ull;
-  return &entries_[(h >> (64 - set_bits_)) * kWays];
+  return &entries_[FibonacciHash(user, set_bits_) * kWays];
 }
 
 void SeenCache::Validate(Shard& shard) {

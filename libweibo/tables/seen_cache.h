@@ -10,13 +10,13 @@
 //
 // The memory is bounded and allocated once, on the first store: `capacity` entries of 32
 // bytes (user, id, the shard's generation and a use stamp), in sets of kWays. A user's set
-// is fixed by a hash of the user id; a store into a full set replaces the entry used least
-// recently in that set. The default of weibod (--seen-cache) holds 2^20 ids in 32 MiB.
-// Sets of 16, not 8: at 10^6 users in 2^20 entries, sets of 8 left 1.3% of the users out
-// (their sets were full), and those misses were the p99 of unread; sets of 16 leave 13 out.
-// A set is 512 contiguous bytes, scanned in well under a microsecond.
-// Only stored ids are kept: a user with no row (new, or expired) is read from the shard
-// each time (the row's absence is one lookup and the user's own, both on the user's shard).
+// is fixed by a hash of the user id (storage/fibonacci_hash.h); a store into a full set
+// replaces the entry used least recently in that set. The default of weibod (--seen-cache) holds
+// 2^20 ids in 32 MiB. Sets of 16, not 8: at 10^6 users in 2^20 entries, sets of 8 left 1.3% of the
+// users out (their sets were full), and those misses were the p99 of unread; sets of 16 leave 13
+// out. A set is 512 contiguous bytes, scanned in well under a microsecond. Only stored ids are
+// kept: a user with no row (new, or expired) is read from the shard each time (the row's absence is
+// one lookup and the user's own, both on the user's shard).
 //
 // It is never staler than a read of the shard would be:
 //   * this process's own writes: `notify read` forgets its user after it stores the id

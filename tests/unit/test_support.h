@@ -91,6 +91,17 @@ inline std::string MemoryDir() {
   return "";
 }
 
+// The options of an embedded executor over dir as a server (weibod) runs it: the tests'
+// clock, and group commit on (counter deltas merged, deliveries held back). Callers add
+// the caches they test.
+inline EmbeddedOptions ServerOptions(const std::string& dir) {
+  EmbeddedOptions eo;
+  eo.data_dir = dir;
+  eo.now_ms = kNow;
+  eo.group_commit = 16;
+  return eo;
+}
+
 // A fresh cluster in a temporary directory and an embedded executor over it.
 class Cluster {
  public:

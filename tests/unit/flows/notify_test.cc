@@ -14,6 +14,16 @@ int64_t Unread(Cluster& c, int64_t user) {
   return c.Run("notify_unread", {{"user", user}}).at("unread").get<int64_t>();
 }
 
+// alice and bob, who have both read the first notification and not the second.
+std::pair<int64_t, int64_t> TwoReadersOneUnread(Cluster& c) {
+  int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
+  c.Run("notify_send", {{"content", "one"}});
+  c.Run("notify_read", {{"user", a}});
+  c.Run("notify_read", {{"user", b}});
+  c.Run("notify_send", {{"content", "two"}});
+  return {a, b};
+}
+
 TEST_CASE("notify: one row for everyone, unread counts from the last-read id") {
   Cluster c;
   int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
@@ -39,11 +49,7 @@ TEST_CASE("notify: one row for everyone, unread counts from the last-read id") {
 
 TEST_CASE("notify: a user inactive for 30 days loses the stored id, an active one keeps it") {
   Cluster c;
-  int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
-  c.Run("notify_send", {{"content", "one"}});
-  c.Run("notify_read", {{"user", a}});
-  c.Run("notify_read", {{"user", b}});
-  c.Run("notify_send", {{"content", "two"}});
+  auto [a, b] = TwoReadersOneUnread(c);
   c.SetNow(test::kNow + 20 * kDayMs);
   c.Post(a, "still active");
   c.SetNow(test::kNow + 29 * kDayMs);
@@ -69,15 +75,8 @@ TEST_CASE("notify: a user inactive for 30 days loses the stored id, an active on
 
 TEST_CASE("notify: a server's kept last-read ids answer unread exactly as the rows do") {
   Cluster c;
-  int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
-  c.Run("notify_send", {{"content", "one"}});
-  c.Run("notify_read", {{"user", a}});
-  c.Run("notify_read", {{"user", b}});
-  c.Run("notify_send", {{"content", "two"}});
-  EmbeddedOptions eo;
-  eo.data_dir = c.dir();
-  eo.now_ms = test::kNow;
-  eo.group_commit = 16;
+  auto [a, b] = TwoReadersOneUnread(c);
+  EmbeddedOptions eo = test::ServerOptions(c.dir());
   eo.seen_cache = 64;
   auto server = OpenEmbedded(eo);
   auto unread = [&](int64_t user, int64_t now = 0) {

@@ -173,10 +173,7 @@ TEST_CASE("counter cache: a server's count is served hot and stays exact") {
   c.Run("user_add", {{"name", "alice"}});
   c.Run("user_add", {{"name", "bob"}});
   const int64_t m = test::IdOf(c.Run("post", {{"user", 1}, {"content", "hot"}}));
-  EmbeddedOptions eo;
-  eo.data_dir = c.dir();
-  eo.now_ms = test::kNow;
-  eo.group_commit = 16;  // a server's: deltas held back and merged
+  EmbeddedOptions eo = test::ServerOptions(c.dir());  // deltas held back and merged
   eo.counter_cache = 100;
   auto server = OpenEmbedded(eo);
   auto likes = [&] {
@@ -202,10 +199,7 @@ TEST_CASE("counter cache: a server's count as text is its document's dump, and s
   for (int i = 0; i < 6; ++i)
     ids.push_back(test::IdOf(c.Run("post", {{"user", 1}, {"content", "hot"}})));
   ids.push_back(ids[2]);  // asked twice: answered twice, from the same entry
-  EmbeddedOptions eo;
-  eo.data_dir = c.dir();
-  eo.now_ms = test::kNow;
-  eo.group_commit = 16;
+  EmbeddedOptions eo = test::ServerOptions(c.dir());
   eo.counter_cache = 100;
   auto server = OpenEmbedded(eo);
   const Request count{"count", {{"msgs", ids}}};
@@ -253,10 +247,7 @@ TEST_CASE("counter cache: a hot count runs no SQLite statement, a commit elsewhe
   Json ids = Json::array();
   for (int i = 0; i < 8; ++i)
     ids.push_back(test::IdOf(c.Run("post", {{"user", 1}, {"content", "hot"}})));
-  EmbeddedOptions eo;
-  eo.data_dir = c.dir();
-  eo.now_ms = test::kNow;
-  eo.group_commit = 16;
+  EmbeddedOptions eo = test::ServerOptions(c.dir());
   eo.counter_cache = 100;
   eo.explain = true;  // every statement the shards' connections run is logged
   auto server = OpenEmbedded(eo);
