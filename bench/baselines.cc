@@ -1,6 +1,7 @@
 #include "baselines.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <vector>
 
 #include "probe.h"
 
@@ -115,12 +117,37 @@ class Db {
 
 using Files = std::vector<std::unique_ptr<Db>>;
 
-// count fresh files in dir, named by prefix and index; the first that failed, if any.
+// Writes path's WAL before SQLite opens the file: kCheckpointWalBytes of zeros, on disk. A
+// busy shard's WAL has that length already (storage/shard.h, Checkpoint: after a checkpoint
+// its commits write over it from the start), so its commits' fsyncs flush data only; a
+// fresh file's WAL would grow with each commit, and each fsync flush its new length and
+// blocks too. SQLite reads a WAL whose header is not valid as empty and writes its first
+// frame at the start, as after a checkpoint.
+Status WriteWal(const std::string& path) {
+  const std::string wal = path + "-wal";
+  int fd = open(wal.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return Status(Code::kStorageError, "cannot create " + wal);
+  std::vector<char> zeros(1 << 20);
+  bool ok = true;
+  for (int64_t left = kCheckpointWalBytes; ok && left > 0;) {
+    ssize_t n = write(fd, zeros.data(), std::min<int64_t>(left, zeros.size()));
+    ok = n > 0;
+    left -= n;
+  }
+  ok = ok && fdatasync(fd) == 0;
+  close(fd);
+  return ok ? Status::Ok() : Status(Code::kStorageError, "cannot write " + wal);
+}
+
+// count fresh files in dir, named by prefix and index, each with a WAL as a shard's
+// (WriteWal); the first that failed, if any.
 Result<Files> OpenFiles(const std::string& dir, const char* prefix, int count, BaselineRun* r) {
   Files files;
   for (int i = 0; i < count; ++i) {
     char name[64];
     std::snprintf(name, sizeof name, "/%s-%02d.db", prefix, i);
+    Status s = WriteWal(dir + name);
+    if (!s.ok()) return s;
     files.push_back(std::make_unique<Db>(dir + name));
     if (!files.back()->ok()) return files.back()->Error();
   }

@@ -213,17 +213,46 @@ void Shard::Checkpoint(int64_t min_wal_bytes) {
   struct stat st;
   std::string wal = path_ + "-wal";
   if (stat(wal.c_str(), &st) != 0 || st.st_size < min_wal_bytes) return;
-  // One checkpointer per shard at a time, across processes; TRUNCATE holds off writers.
+  // One checkpointer per shard at a time, across processes: the lock is held from the
+  // checkpoint until the WAL has been reset, so that no checkpoint runs while a commit
+  // resets it (the WAL-reset race above). TRUNCATE resets it itself; after a RESTART the
+  // next commit would, so this connection makes that commit at once, under the lock.
   std::string lock_path = path_ + ".ckpt";
   int fd = OpenPrivate(lock_path, O_RDWR);
   if (fd < 0) return;
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-    if (sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr) ==
-        SQLITE_OK)
-      wal_frames_ = 0;
+    const bool keep_length = min_wal_bytes > 1;
+    const int mode = keep_length ? SQLITE_CHECKPOINT_RESTART : SQLITE_CHECKPOINT_TRUNCATE;
+    const int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, mode, nullptr, nullptr);
+    if (rc == SQLITE_OK) wal_frames_ = 0;
+    // Busy (a reader still on the WAL) may still have copied every frame, leaving the reset
+    // to a later commit: this one makes it now if it can, else it appends one frame.
+    if (keep_length && (rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY)) ResetWal();
     flock(fd, LOCK_UN);
   }
   close(fd);
+}
+
+// A commit that changes nothing but writes one frame (page 1, by setting user_version to
+// the value it has): the first commit after a RESTART checkpoint starts the WAL again
+// from its beginning. Errors are left alone: the WAL is then reset by a later commit, as
+// SQLite would without this, and the next checkpoint tries again.
+void Shard::ResetWal() {
+  if (!sqlite3_get_autocommit(db_)) return;  // inside a transaction: not here
+  if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return;
+  sqlite3_stmt* read = nullptr;
+  int64_t version = -1;
+  if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &read, nullptr) == SQLITE_OK &&
+      sqlite3_step(read) == SQLITE_ROW)
+    version = sqlite3_column_int64(read, 0);
+  sqlite3_finalize(read);
+  bool ok = version >= 0;
+  if (ok) {
+    std::string set = "PRAGMA user_version=" + std::to_string(version);
+    ok = sqlite3_exec(db_, set.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK &&
+         sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
+  }
+  if (!ok && !sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 namespace {

@@ -94,10 +94,15 @@ class Shard {
   void Exec(const char* sql);
   int64_t UserVersion();
 
-  // Explicit TRUNCATE checkpoint, only when the WAL is larger than min_wal_bytes. Above one
-  // byte, the WAL's size is the one this connection's last commit left (sqlite3_wal_hook),
-  // with no system call: a shard this process has not written to since its last
-  // checkpoint is left to the process that has (a writer checkpoints what it grows).
+  // Explicit checkpoint, only when the WAL is larger than min_wal_bytes. Above one byte, the
+  // WAL's size is the one this connection's last commit left (sqlite3_wal_hook), with no
+  // system call: a shard this process has not written to since its last checkpoint is left
+  // to the process that has (a writer checkpoints what it grows). Such a checkpoint is a
+  // RESTART: the WAL file keeps its length and the next commit writes over it from the
+  // start, into blocks the file system has already allocated, so that commit's fsync
+  // flushes data only, not the file's new length and blocks (the WAL of a busy shard is
+  // truncated and grown again otherwise, every few megabytes). With 0 or 1 it is a
+  // TRUNCATE: the WAL is emptied on disk (a closing writer, a shard just made).
   void Checkpoint(int64_t min_wal_bytes);
   // Sets PRAGMA synchronous for the next transaction, only when it differs from the level
   // this connection has (a pragma statement is parsed again each time it runs). Lowered to
@@ -117,6 +122,8 @@ class Shard {
   ExplainLog* explain_log() { return explain_log_; }
 
  private:
+  void ResetWal();  // after a RESTART checkpoint (shard.cc)
+
   int index_;
   std::string label_ = "shard";
   std::string path_;

@@ -5,6 +5,8 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
+
 #include "storage/explain_log.h"
 #include "storage/schema.h"
 #include "test_support.h"
@@ -254,7 +256,8 @@ TEST_CASE("Shard: no checkpoint on close, Checkpoint truncates the WAL only past
   REQUIRE(std::filesystem::exists(dir.Join("shard.db") + ".ckpt"));
 }
 
-TEST_CASE("Shard: past a threshold, Checkpoint goes by the WAL its own commits left") {
+TEST_CASE(
+    "Shard: past a threshold, Checkpoint goes by the WAL its own commits left, keeps its length") {
   TempDir dir;
   std::string wal = dir.Join("shard.db") + "-wal";
   auto commit = [](Shard& shard, int from, int rows) {
@@ -278,12 +281,52 @@ TEST_CASE("Shard: past a threshold, Checkpoint goes by the WAL its own commits l
   writer->Checkpoint(grown + 1);
   REQUIRE(FileSize(wal) == grown);
   commit(*writer, 50, 50);
+  const int64_t longer = FileSize(wal);
+  REQUIRE(longer > grown);
   writer->Checkpoint(grown + 1);
+  // A RESTART: the file keeps its length, and the checkpointer's own commit of one frame
+  // has started it again from its beginning. The same 50 rows as the first commit, which
+  // made it `grown` long, now fit in it: written over, not appended.
+  REQUIRE(FileSize(wal) == longer);
+  commit(*writer, 100, 50);
+  REQUIRE(FileSize(wal) == longer);
+  REQUIRE(CountRows(other, "SELECT count(*) FROM meta") == 150);
+  // Below the threshold since: nothing; a TRUNCATE (a closing writer's) empties the file.
+  writer->Checkpoint(longer + 1);
+  REQUIRE(FileSize(wal) == longer);
+  writer->Checkpoint(1);
   REQUIRE(FileSize(wal) == 0);
-  // Truncated: nothing more until its next commit.
-  writer->Checkpoint(2);
+  writer->Checkpoint(2);  // nothing committed since
   REQUIRE(FileSize(wal) == 0);
-  REQUIRE(CountRows(other, "SELECT count(*) FROM meta") == 100);
+  REQUIRE(CountRows(other, "SELECT count(*) FROM meta") == 150);
+  REQUIRE(writer->UserVersion() == other.UserVersion());
+}
+
+TEST_CASE("Shard: a RESTART checkpoint leaves every commit in the file, not the WAL") {
+  TempDir dir;
+  const std::string path = dir.Join("shard.db");
+  int64_t version = 0;
+  {
+    auto writer = FreshShard(dir);
+    version = writer->UserVersion();
+    for (int round = 0; round < 3; ++round) {
+      WriteTxn txn(*writer);
+      for (int i = 0; i < 40; ++i)
+        writer->Query("INSERT INTO meta(key, value) VALUES (?, ?)")
+            .Bind(1, "r" + std::to_string(round) + "k" + std::to_string(i))
+            .Bind(2, std::string(500, 'v'))
+            .Run();
+      txn.Commit();
+      writer->Checkpoint(2);
+    }
+  }
+  // The WAL is removed: what the checkpoints copied, and the frames after them, must be
+  // all of it — the last checkpoint's reset commit wrote one frame after it.
+  std::filesystem::remove(path + "-wal");
+  std::filesystem::remove(path + "-shm");
+  Shard reopened(0, path, false, nullptr);
+  REQUIRE(CountRows(reopened, "SELECT count(*) FROM meta WHERE key LIKE 'r%'") == 120);
+  REQUIRE(reopened.UserVersion() == version);
 }
 
 TEST_CASE("Shard: explain logs each statement with the shard's name") {
