@@ -239,20 +239,16 @@ void Shard::Checkpoint(int64_t min_wal_bytes) {
 // SQLite would without this, and the next checkpoint tries again.
 void Shard::ResetWal() {
   if (!sqlite3_get_autocommit(db_)) return;  // inside a transaction: not here
-  if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) return;
-  sqlite3_stmt* read = nullptr;
-  int64_t version = -1;
-  if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &read, nullptr) == SQLITE_OK &&
-      sqlite3_step(read) == SQLITE_ROW)
-    version = sqlite3_column_int64(read, 0);
-  sqlite3_finalize(read);
-  bool ok = version >= 0;
-  if (ok) {
-    std::string set = "PRAGMA user_version=" + std::to_string(version);
-    ok = sqlite3_exec(db_, set.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK &&
-         sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
+  try {
+    Exec("BEGIN IMMEDIATE");
+    try {
+      Exec(("PRAGMA user_version=" + std::to_string(UserVersion())).c_str());
+      Exec("COMMIT");
+    } catch (const std::exception&) {
+      if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+  } catch (const std::exception&) {  // BEGIN failed: busy past the timeout, or no space
   }
-  if (!ok && !sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 namespace {
