@@ -66,6 +66,9 @@ class MessageView {
  public:
   explicit MessageView(Context& ctx) : ctx_(ctx) {}
   void Prefetch(const std::vector<int64_t>& msg_ids);
+  // Takes row as known, as if prefetched: a write that has just made the message knows
+  // its counters and attributes without reading them back (CreateMessage).
+  void Know(PageRow row);
   Json Render(int64_t msg_id);
   Json Render(const MsgRow& row);
 

@@ -100,6 +100,11 @@ void MessageView::Prefetch(const std::vector<int64_t>& msg_ids) {
   Load(roots);
 }
 
+void MessageView::Know(PageRow row) {
+  const int64_t id = row.msg.id;
+  rows_[id] = std::move(row);
+}
+
 std::string MessageView::UserName(int64_t user_id) {
   for (const auto& entry : names_)
     if (entry.first == user_id) return entry.second;

@@ -11,9 +11,11 @@
 
 namespace weibo {
 
-void Context::Enqueue(Shard& source, int target, const char* kind, const Json& payload) {
-  int64_t id = InsertJob(source, target, kind, payload.dump(), now());
+void Context::Enqueue(Shard& source, int target, const char* kind, Json payload) {
+  std::string text = payload.dump();
+  int64_t id = InsertJob(source, target, kind, text, now());
   created_.push_back({source.index(), id});
+  created_payloads_.push_back({std::move(text), std::move(payload)});
 }
 
 void Context::Settle() {
@@ -45,6 +47,7 @@ void Context::LeftPending(const std::exception& cause) {
     }
   }
   created_.clear();
+  created_payloads_.clear();
   warnings_.push_back("the write is committed, but " +
                       (pending > 0 ? std::to_string(pending) + " outbox job(s) are"
                                    : std::string("outbox jobs are")) +

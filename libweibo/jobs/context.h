@@ -131,8 +131,18 @@ class Context {
   int64_t now() const { return clock_.NowMs(); }
 
   // Writes a job into source's open transaction and remembers it for draining.
-  void Enqueue(Shard& source, int target, const char* kind, const Json& payload);
+  void Enqueue(Shard& source, int target, const char* kind, Json payload);
   std::vector<JobRef>& created_jobs() { return created_; }
+  // The payload of each created job as this request made it, at the same index as its
+  // JobRef: the outbox row's text and the document it was written from. A drain that
+  // holds a delivery (jobs.cc, DrainCreated) takes the document instead of parsing the
+  // row's text again, when that text is the same (a job whose transaction rolled back
+  // leaves its JobRef behind, and a later job may reuse its id).
+  struct CreatedPayload {
+    std::string text;
+    Json json;
+  };
+  std::vector<CreatedPayload>& created_payloads() { return created_payloads_; }
   // Applies the jobs this request created, unless --async asked not to (SPEC §5). A flow
   // calls it once its own transaction has committed, so it does not fail: the write is
   // done. When applying a job fails (a target shard missing, the disk full), what is left
@@ -229,6 +239,7 @@ class Context {
   GroupCommit own_group_commit_;
   GroupCommit* group_commit_ = &own_group_commit_;
   std::vector<JobRef> created_;
+  std::vector<CreatedPayload> created_payloads_;  // one per created_ entry
   bool drain_ = true;
   JobTransport* transport_ = nullptr;
   CounterCache* counter_cache_ = nullptr;

@@ -402,7 +402,9 @@ int64_t DrainCreated(Context& ctx) {
         if (kind != nullptr && kind->held_for_reads) {
           group.held.emplace(row.source_shard, row.local_id);
           ++group.held_delivery_count;
-          Json payload = Json::parse(row.payload);
+          auto& made = ctx.created_payloads();
+          const bool same = next < made.size() && made[next].text == row.payload;
+          Json payload = same ? std::move(made[next].json) : Json::parse(row.payload);
           row.payload.clear();
           const int target = row.target_shard;
           group.held_deliveries[target].push_back(HeldJob{std::move(row), std::move(payload)});
@@ -428,6 +430,7 @@ int64_t DrainCreated(Context& ctx) {
     n += DeliverCollected(ctx, &remote);
   }
   created.clear();
+  ctx.created_payloads().clear();
   if (group.deferred.size() >= kMaxDeferred) n += ApplyDeferredJobs(ctx);
   if (group.held_to_idle.size() >= kMaxDeferred) n += ApplyHeldToIdle(ctx);
   // Over the limit, one target's deliveries are applied, the next target round the shards
