@@ -1,6 +1,7 @@
 #include "storage/shard.h"
 
 #include <fcntl.h>
+#include <link.h>
 #include <sqlite3.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 
 #include "storage/explain_log.h"
 #include "storage/failure.h"
+#include "storage/fibonacci_hash.h"
 #include "storage/files.h"
 #include "weibo/storage.h"
 
@@ -19,6 +21,46 @@ namespace weibo {
 namespace {
 
 constexpr int kBusyTimeoutMs = 30000;
+
+// The read-only segments (PT_LOAD without PF_W) of the object this code is linked into:
+// where its string literals live. Text at such an address cannot change while the process
+// runs, so Query may know it by its address alone.
+struct ReadOnlyImage {
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;  // [begin, end)
+  bool Holds(const void* p) const {
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    for (const auto& [begin, end] : ranges)
+      if (a >= begin && a < end) return true;
+    return false;
+  }
+};
+
+int CollectReadOnly(struct dl_phdr_info* info, size_t, void* data) {
+  auto* image = static_cast<ReadOnlyImage*>(data);
+  const auto self = reinterpret_cast<uintptr_t>(&CollectReadOnly);
+  std::vector<std::pair<uintptr_t, uintptr_t>> mine;
+  bool ours = false;
+  for (int k = 0; k < info->dlpi_phnum; ++k) {
+    const ElfW(Phdr)& h = info->dlpi_phdr[k];
+    if (h.p_type != PT_LOAD) continue;
+    const uintptr_t begin = info->dlpi_addr + h.p_vaddr;
+    const uintptr_t end = begin + h.p_memsz;
+    if (self >= begin && self < end) ours = true;
+    if ((h.p_flags & PF_W) == 0) mine.emplace_back(begin, end);
+  }
+  if (!ours) return 0;
+  image->ranges = std::move(mine);
+  return 1;  // found: stop
+}
+
+const ReadOnlyImage& OwnReadOnlyImage() {
+  static const ReadOnlyImage image = [] {
+    ReadOnlyImage out;
+    dl_iterate_phdr(CollectReadOnly, &out);
+    return out;
+  }();
+  return image;
+}
 
 // The explain log's hooks (storage/explain_log.h). A trigger's statement is reported with
 // its caller's stmt and an SQL comment for text: it is part of that run, not a run of its own.
@@ -176,6 +218,19 @@ std::string Shard::name() const {
 }
 
 Stmt& Shard::Query(const char* sql) {
+  // A literal's statement is found by the literal's address; other text by its bytes.
+  const bool fixed = OwnReadOnlyImage().Holds(sql);
+  if (fixed && !by_address_.empty()) {
+    const size_t mask = by_address_.size() - 1;
+    for (size_t k = AddressSlot(sql);; k = (k + 1) & mask) {
+      const AddressEntry& e = by_address_[k];
+      if (e.sql == sql) {
+        e.cached->stmt.Reset();
+        return e.cached->stmt;
+      }
+      if (e.sql == nullptr) break;
+    }
+  }
   auto it = cache_.find(std::string_view(sql));
   if (it == cache_.end()) {
     sqlite3_stmt* stmt = nullptr;
@@ -185,8 +240,30 @@ Stmt& Shard::Query(const char* sql) {
     std::string_view key = entry->sql;
     it = cache_.emplace(key, std::move(entry)).first;
   }
+  if (fixed) RememberAddress(sql, it->second.get());
   it->second->stmt.Reset();
   return it->second->stmt;
+}
+
+size_t Shard::AddressSlot(const char* sql) const {
+  return FibonacciHash(static_cast<int64_t>(reinterpret_cast<uintptr_t>(sql)), address_bits_);
+}
+
+void Shard::RememberAddress(const char* sql, Cached* cached) {
+  // At most half full: a probe ends at an empty slot soon.
+  if (2 * (address_count_ + 1) > by_address_.size()) {
+    std::vector<AddressEntry> old = std::move(by_address_);
+    address_bits_ = old.empty() ? 6 : address_bits_ + 1;
+    by_address_.assign(size_t{1} << address_bits_, AddressEntry{});
+    address_count_ = 0;
+    for (const AddressEntry& e : old)
+      if (e.sql != nullptr) RememberAddress(e.sql, e.cached);
+  }
+  const size_t mask = by_address_.size() - 1;
+  size_t k = AddressSlot(sql);
+  while (by_address_[k].sql != nullptr && by_address_[k].sql != sql) k = (k + 1) & mask;
+  if (by_address_[k].sql == nullptr) ++address_count_;
+  by_address_[k] = AddressEntry{sql, cached};
 }
 
 void Shard::Exec(const char* sql) {

@@ -135,6 +135,19 @@ class Shard {
     Stmt stmt;
   };
   std::unordered_map<std::string_view, std::unique_ptr<Cached>> cache_;
+  // The same entries again, keyed by the address of their text where that is a string
+  // literal of the program (shard.cc: its read-only image, text that cannot change): most
+  // statements, found with no strlen, hash or compare of their text. Open addressing,
+  // linear probing, at most half full; never shrinks (entries live as long as cache_'s).
+  struct AddressEntry {
+    const char* sql = nullptr;
+    Cached* cached = nullptr;
+  };
+  std::vector<AddressEntry> by_address_;
+  size_t address_count_ = 0;
+  int address_bits_ = 0;
+  size_t AddressSlot(const char* sql) const;
+  void RememberAddress(const char* sql, Cached* cached);
   ExplainLog* explain_log_;  // every statement run, when not nullptr (--explain)
   int sync_level_ = -1;      // the PRAGMA synchronous this connection has; -1: unknown
   // Frames in the WAL after this connection's last commit (sqlite3_wal_hook), 0 after its

@@ -116,6 +116,34 @@ TEST_CASE("Shard: Query caches one prepared statement per SQL text, handed out r
   REQUIRE(b.Text(0).empty());
 }
 
+TEST_CASE("Shard: a literal's statement is the same found by address or by text") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  // By its literal's address first, then by the same bytes elsewhere (heap): one statement.
+  Stmt& literal = shard->Query("SELECT 7");
+  std::string heap = "SELECT 7";
+  REQUIRE(&shard->Query(heap.c_str()) == &literal);
+  REQUIRE(&shard->Query("SELECT 7") == &literal);
+  // Text that changes at one address (a buffer reused) is looked up by its bytes each time:
+  // never the statement the address had before.
+  std::string buffer = "SELECT 1";
+  REQUIRE(shard->Query(buffer.c_str()).IntOr(0) == 1);
+  const char* at = buffer.c_str();
+  buffer[7] = '2';
+  REQUIRE(buffer.c_str() == at);
+  REQUIRE(shard->Query(buffer.c_str()).IntOr(0) == 2);
+  // Many literals: the address table grows and still finds each one.
+  const char* many[] = {
+      "SELECT 10", "SELECT 11", "SELECT 12", "SELECT 13", "SELECT 14", "SELECT 15", "SELECT 16",
+      "SELECT 17", "SELECT 18", "SELECT 19", "SELECT 20", "SELECT 21", "SELECT 22", "SELECT 23",
+      "SELECT 24", "SELECT 25", "SELECT 26", "SELECT 27", "SELECT 28", "SELECT 29", "SELECT 30",
+      "SELECT 31", "SELECT 32", "SELECT 33", "SELECT 34", "SELECT 35", "SELECT 36", "SELECT 37",
+      "SELECT 38", "SELECT 39", "SELECT 40", "SELECT 41", "SELECT 42", "SELECT 43", "SELECT 44"};
+  for (int round = 0; round < 2; ++round)
+    for (int k = 0; k < 35; ++k) REQUIRE(shard->Query(many[k]).IntOr(0) == 10 + k);
+  REQUIRE(&shard->Query("SELECT 7") == &literal);
+}
+
 TEST_CASE("Shard: Stmt binds integers, text and NULL, Run returns the rows changed") {
   TempDir dir;
   auto shard = FreshShard(dir);
