@@ -172,30 +172,72 @@ constexpr int64_t kHeldDeliveries = 256;
 // deliveries to other shards are held back until min(group_commit, kHeldDeliveries) are
 // held; then, as jobs/jobs.cc's DrainCreated does, one shard's are committed in one
 // transaction (all the posts held for it), the next shard round the files each time,
-// until fewer are held.
-Status FanOutCommits(Files& files, const std::vector<PostFanOut>& posts, int group_commit,
-                     BaselineRun* r) {
-  const bool defer = group_commit >= 0;
-  const int64_t hold = group_commit > 0 ? std::min<int64_t>(kHeldDeliveries, group_commit) : 0;
-  std::set<int> unsynced;
-  int64_t since_sync = 0;
-  auto sync = [&]() -> Status {
-    for (int shard : unsynced) {
-      if (!files[shard]->SyncWal()) return files[shard]->Error();
-      ++r->fsyncs;
+// until fewer are held. Post by post (Post), then Finish: so that the same commits can be
+// run in steps between a mode's (SameCommitsSteps).
+class FanOutCommits {
+ public:
+  FanOutCommits(Files& files, const std::vector<PostFanOut>& posts, int group_commit,
+                BaselineRun* r)
+      : files_(files),
+        posts_(posts),
+        group_commit_(group_commit),
+        defer_(group_commit >= 0),
+        hold_(group_commit > 0 ? std::min<int64_t>(kHeldDeliveries, group_commit) : 0),
+        r_(r) {}
+
+  Status Post(size_t k) {
+    const PostFanOut& post = posts_[k];
+    Message m = MessageOf(k, post);
+    Db& own = *files_[post.author_shard];
+    if (!own.Transaction(m, true, post.own, true)) return own.Error();
+    Count(r_, post.own.size() + 1, true);
+    for (const auto& [shard, fans] : post.far) {
+      if (hold_ > 0) {
+        held_[shard].emplace_back(m, &fans);
+        ++held_jobs_;
+        continue;
+      }
+      if (!files_[shard]->Transaction(m, false, fans, !defer_)) return files_[shard]->Error();
+      Count(r_, fans.size(), !defer_);
+      if (!defer_) continue;
+      ++r_->deferred;
+      ++since_sync_;
+      unsynced_.insert(shard);
     }
-    if (!unsynced.empty()) ++r->sync_rounds;
-    unsynced.clear();
-    since_sync = 0;
+    while (hold_ > 0 && held_jobs_ >= hold_ && !held_.empty()) {
+      // The next shard round the files.
+      auto it = held_.upper_bound(last_shard_);
+      Status s = ApplyShard((it != held_.end() ? it : held_.begin())->first);
+      if (!s.ok()) return s;
+    }
+    if (defer_ && since_sync_ >= group_commit_) return Sync();
     return Status::Ok();
-  };
-  // The held deliveries: per shard, (message, fans) in the order made.
-  std::map<int, std::vector<std::pair<Message, const FanBatch*>>> held;
-  int64_t held_jobs = 0;
-  int last_shard = -1;  // the shard whose held batches were committed last
-  auto apply_shard = [&](int shard) -> Status {
-    auto& batches = held[shard];
-    Db& db = *files[shard];
+  }
+
+  // Everything still held applied, and the last sync.
+  Status Finish() {
+    while (!held_.empty()) {
+      Status s = ApplyShard(held_.begin()->first);
+      if (!s.ok()) return s;
+    }
+    return Sync();
+  }
+
+ private:
+  Status Sync() {
+    for (int shard : unsynced_) {
+      if (!files_[shard]->SyncWal()) return files_[shard]->Error();
+      ++r_->fsyncs;
+    }
+    if (!unsynced_.empty()) ++r_->sync_rounds;
+    unsynced_.clear();
+    since_sync_ = 0;
+    return Status::Ok();
+  }
+
+  Status ApplyShard(int shard) {
+    auto& batches = held_[shard];
+    Db& db = *files_[shard];
     if (!db.Begin(false)) return db.Error();
     size_t rows = 0;
     for (const auto& [m, fans] : batches) {
@@ -203,57 +245,38 @@ Status FanOutCommits(Files& files, const std::vector<PostFanOut>& posts, int gro
       rows += fans->size();
     }
     if (!db.Commit()) return db.Error();
-    Count(r, rows, false);
-    ++r->deferred;
-    unsynced.insert(shard);
-    since_sync += static_cast<int64_t>(batches.size());
-    held_jobs -= static_cast<int64_t>(batches.size());
-    held.erase(shard);
-    last_shard = shard;
+    Count(r_, rows, false);
+    ++r_->deferred;
+    unsynced_.insert(shard);
+    since_sync_ += static_cast<int64_t>(batches.size());
+    held_jobs_ -= static_cast<int64_t>(batches.size());
+    held_.erase(shard);
+    last_shard_ = shard;
     return Status::Ok();
-  };
-  auto apply_held = [&]() -> Status {  // everything held: at the end
-    while (!held.empty()) {
-      Status s = apply_shard(held.begin()->first);
-      if (!s.ok()) return s;
-    }
-    return Status::Ok();
-  };
-  auto apply_next = [&]() -> Status {  // the next shard round the files
-    auto it = held.upper_bound(last_shard);
-    return apply_shard((it != held.end() ? it : held.begin())->first);
-  };
-  for (size_t k = 0; k < posts.size(); ++k) {
-    const PostFanOut& post = posts[k];
-    Message m = MessageOf(k, post);
-    Db& own = *files[post.author_shard];
-    if (!own.Transaction(m, true, post.own, true)) return own.Error();
-    Count(r, post.own.size() + 1, true);
-    for (const auto& [shard, fans] : post.far) {
-      if (hold > 0) {
-        held[shard].emplace_back(m, &fans);
-        ++held_jobs;
-        continue;
-      }
-      if (!files[shard]->Transaction(m, false, fans, !defer)) return files[shard]->Error();
-      Count(r, fans.size(), !defer);
-      if (!defer) continue;
-      ++r->deferred;
-      ++since_sync;
-      unsynced.insert(shard);
-    }
-    while (hold > 0 && held_jobs >= hold && !held.empty()) {
-      Status s = apply_next();
-      if (!s.ok()) return s;
-    }
-    if (defer && since_sync >= group_commit) {
-      Status s = sync();
-      if (!s.ok()) return s;
-    }
   }
-  Status s = apply_held();
-  if (!s.ok()) return s;
-  return sync();
+
+  Files& files_;
+  const std::vector<PostFanOut>& posts_;
+  const int group_commit_;
+  const bool defer_;
+  const int64_t hold_;
+  BaselineRun* r_;
+  std::set<int> unsynced_;
+  int64_t since_sync_ = 0;
+  // The held deliveries: per shard, (message, fans) in the order made.
+  std::map<int, std::vector<std::pair<Message, const FanBatch*>>> held_;
+  int64_t held_jobs_ = 0;
+  int last_shard_ = -1;  // the shard whose held batches were committed last
+};
+
+Status AllPosts(Files& files, const std::vector<PostFanOut>& posts, int group_commit,
+                BaselineRun* r) {
+  FanOutCommits commits(files, posts, group_commit, r);
+  for (size_t k = 0; k < posts.size(); ++k) {
+    Status s = commits.Post(k);
+    if (!s.ok()) return s;
+  }
+  return commits.Finish();
 }
 
 // Every row of every post, in primary-key order: the order SQLite inserts fastest, as each
@@ -314,7 +337,7 @@ Status SameCommits(const std::string& dir, const std::vector<PostFanOut>& posts,
   if (!files.ok()) return files.status();
   r->group_commit = group_commit;
   auto t0 = std::chrono::steady_clock::now();
-  Status s = FanOutCommits(files.value(), posts, group_commit, r);
+  Status s = AllPosts(files.value(), posts, group_commit, r);
   r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;
 }
@@ -324,7 +347,7 @@ Status TxnPerPost(const std::string& dir, const std::vector<PostFanOut>& posts, 
   auto files = OpenFiles(dir, "txn-per-post", shards, r);
   if (!files.ok()) return files.status();
   auto t0 = std::chrono::steady_clock::now();
-  Status s = FanOutCommits(files.value(), posts, -1, r);
+  Status s = AllPosts(files.value(), posts, -1, r);
   r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;
 }
@@ -350,6 +373,7 @@ Json BaselineRun::ToJson() const {
     j["group_commit"] = group_commit;
     j["deferred_commits"] = deferred;
     j["sync_rounds"] = sync_rounds;
+    j["interleaved_block"] = interleaved_block;
   }
   return j;
 }
@@ -360,14 +384,72 @@ Json Baselines::ToJson() const {
               {"ceiling", ceiling.ToJson()}};
 }
 
+struct SameCommitsSteps::State {
+  std::string root;
+  const std::vector<PostFanOut>& posts;
+  BaselineRun run;
+  Files files;
+  std::unique_ptr<FanOutCommits> commits;
+  bool finished = false;
+};
+
+Result<std::unique_ptr<SameCommitsSteps>> SameCommitsSteps::Open(
+    const std::string& dir, const std::vector<PostFanOut>& posts, int shards, int group_commit) {
+  ProbePause pause;  // not the library's rows
+  std::unique_ptr<SameCommitsSteps> steps(new SameCommitsSteps);
+  steps->state_.reset(new State{dir, posts, BaselineRun(), Files(), nullptr});
+  State& st = *steps->state_;
+  RemoveDir(st.root);
+  if (mkdir(st.root.c_str(), 0755) != 0)
+    return Status(Code::kStorageError, "cannot create " + st.root);
+  auto files = OpenFiles(st.root, "same-commits", shards, &st.run);
+  if (!files.ok()) return files.status();
+  st.files = std::move(files.value());
+  st.run.group_commit = group_commit;
+  st.commits = std::make_unique<FanOutCommits>(st.files, posts, group_commit, &st.run);
+  return steps;
+}
+
+SameCommitsSteps::~SameCommitsSteps() {
+  if (!state_) return;
+  state_->commits.reset();
+  state_->files.clear();
+  RemoveDir(state_->root);
+}
+
+Status SameCommitsSteps::Run(size_t from, size_t to) {
+  State& st = *state_;
+  auto t0 = std::chrono::steady_clock::now();
+  Status s;
+  for (size_t k = from; k < to && k < st.posts.size() && s.ok(); ++k) s = st.commits->Post(k);
+  st.run.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+Result<BaselineRun> SameCommitsSteps::Finish() {
+  State& st = *state_;
+  if (!st.finished) {
+    auto t0 = std::chrono::steady_clock::now();
+    Status s = st.commits->Finish();
+    st.run.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!s.ok()) return s;
+    st.finished = true;
+  }
+  return st.run;
+}
+
 Result<Baselines> RunBaselines(const std::string& dir, const std::vector<PostFanOut>& posts,
-                               int shards, int group_commit) {
+                               int shards, int group_commit, const BaselineRun* same_commits) {
   Baselines b;
   if (posts.empty()) return b;
   ProbePause pause;  // not the library's rows
   const std::string root = dir + "/baselines";
-  const std::pair<Shape, BaselineRun*> shapes[] = {
-      {SameCommits, &b.same_commits}, {TxnPerPost, &b.txn_per_post}, {OneFile, &b.ceiling}};
+  std::vector<std::pair<Shape, BaselineRun*>> shapes = {{TxnPerPost, &b.txn_per_post},
+                                                        {OneFile, &b.ceiling}};
+  if (same_commits != nullptr)
+    b.same_commits = *same_commits;
+  else
+    shapes.insert(shapes.begin(), {SameCommits, &b.same_commits});
   for (const auto& [shape, run] : shapes) {
     // A fresh directory for each: none starts with another's files.
     RemoveDir(root);

@@ -31,6 +31,7 @@
 #define WEIBO_BENCH_BASELINES_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct BaselineRun {
   // committed without an fsync, and how often it synced them.
   int group_commit = -1;
   int64_t deferred = 0, sync_rounds = 0;
+  // Run in steps between blocks of this many of the mode's measured ops (SameCommitsSteps),
+  // or 0: after the mode.
+  int64_t interleaved_block = 0;
 
   double RowsPerSecond() const { return seconds > 0 ? rows / seconds : 0; }
   Json ToJson() const;
@@ -59,10 +63,34 @@ struct Baselines {
   Json ToJson() const;  // {"same_commits": ..., "one_txn_per_post": ..., "ceiling": ...}
 };
 
-// Runs the three in dir/baselines (created, and removed afterwards), one after the other.
+// Runs the three in dir/baselines (created, and removed afterwards), one after the other;
+// with same_commits, only the other two, and same_commits is taken as that baseline's run.
 // posts empty: nothing is run, and every rate is 0.
 Result<Baselines> RunBaselines(const std::string& dir, const std::vector<PostFanOut>& posts,
-                               int shards, int group_commit);
+                               int shards, int group_commit,
+                               const BaselineRun* same_commits = nullptr);
+
+// The same-commits baseline run in steps: Run(from, to) commits posts [from, to) as the
+// baseline does, timed; Finish applies what is still held and makes the last sync, timed
+// too, and returns the run. weibo-bench runs it between blocks of a mode's measured ops
+// (driver.cc), so that whatever slows the disk or the processors for a while slows the mode
+// and its baseline alike (run after the mode, the default fanout run's ratio ranged
+// 0.40-0.62 over eleven runs of one build; interleaved, 0.47-0.57 over eleven). Its files
+// are in dir (created; removed with it).
+class SameCommitsSteps {
+ public:
+  static Result<std::unique_ptr<SameCommitsSteps>> Open(const std::string& dir,
+                                                        const std::vector<PostFanOut>& posts,
+                                                        int shards, int group_commit);
+  ~SameCommitsSteps();
+  Status Run(size_t from, size_t to);
+  Result<BaselineRun> Finish();
+
+ private:
+  SameCommitsSteps() = default;
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace weibo::bench
 

@@ -1,8 +1,10 @@
 #include "driver.h"
 
 #include <algorithm>
+#include <memory>
 #include <ostream>
 
+#include "baselines.h"
 #include "probe.h"
 #include "retwis.h"
 #include "weibo/cluster.h"
@@ -19,22 +21,36 @@ namespace {
 // them all alike.
 using Measure = std::function<Status(size_t from, size_t to)>;
 
-Status Interleave(const std::vector<Measure>& runs, size_t from, size_t to) {
+Status Interleave(const std::vector<Measure>& runs, size_t from, size_t to, size_t block_ops) {
   Status s;
   size_t block = 0;
-  for (size_t i = from; i < to && s.ok(); i += kPairBlock, ++block)
+  for (size_t i = from; i < to && s.ok(); i += block_ops, ++block)
     for (size_t k = 0; k < runs.size() && s.ok(); ++k)
-      s = runs[(block + k) % runs.size()](i, i + kPairBlock);
+      s = runs[(block + k) % runs.size()](i, i + block_ops);
   return s;
+}
+
+// The same-commits baseline's step for the trace's ops [a, b): the posts among them, by
+// their index in model.fan_outs (every post and repost of the measured phase, in order).
+Measure BaselineSteps(SameCommitsSteps& steps, const TraceModel& model, size_t size) {
+  auto before = std::make_shared<std::vector<size_t>>(size + 1, 0);  // posts before op i
+  for (size_t i = 0; i < size; ++i)
+    (*before)[i + 1] = (*before)[i] + (i >= model.setup_ops && model.author[i] != 0 ? 1 : 0);
+  return [&steps, before, size](size_t a, size_t b) {
+    return steps.Run((*before)[std::min(a, size)], (*before)[std::min(b, size)]);
+  };
 }
 
 // One feed mode, embedded, and with options.daemon through a weibod of its own on a second
 // cluster loaded alike (both setups run embedded: a daemon would load the same rows, only
 // slower; then weibod is started on the second cluster), and with a peer beside them: the
-// setups first, then the measured ops interleaved.
-Status RunMode(Replayer& embedded, Replayer* daemon, RetwisPeer* peer, const std::string& dir,
-               const DriverOptions& options, const Trace& trace, const TraceModel& model) {
-  if (daemon == nullptr && peer == nullptr) return embedded.Run();
+// setups first, then the measured ops interleaved in blocks of `block` ops. With steps, the
+// same-commits baseline takes its turn in the interleave too, and is finished after the
+// embedded run.
+Status RunMode(Replayer& embedded, Replayer* daemon, RetwisPeer* peer, SameCommitsSteps* steps,
+               size_t block, const std::string& dir, const DriverOptions& options,
+               const Trace& trace, const TraceModel& model) {
+  if (daemon == nullptr && peer == nullptr && steps == nullptr) return embedded.Run();
   Status s = embedded.Setup();
   if (s.ok() && daemon != nullptr) s = daemon->Setup();
   if (s.ok() && peer != nullptr) s = peer->Setup(trace, model);
@@ -53,7 +69,8 @@ Status RunMode(Replayer& embedded, Replayer* daemon, RetwisPeer* peer, const std
   }
   if (peer != nullptr)
     runs.push_back([&](size_t a, size_t b) { return peer->Measure(trace, a, b); });
-  s = Interleave(runs, model.setup_ops, trace.size());
+  if (steps != nullptr) runs.push_back(BaselineSteps(*steps, model, trace.size()));
+  s = Interleave(runs, model.setup_ops, trace.size(), block);
   if (s.ok()) s = embedded.Finish();
   if (s.ok() && daemon != nullptr) s = daemon->Finish();
   if (s.ok() && peer != nullptr) s = peer->Finish();
@@ -108,11 +125,28 @@ Result<std::vector<ModeRun>> RunModes(const Trace& trace, const TraceModel& mode
         return Status(started.status().code(), "--peer: " + started.status().message());
       peer = std::move(started.value());
     }
-    s = RunMode(replayer, paired.get(), with_peer ? peer.get() : nullptr, paired_dir, options,
-                trace, model);
+    std::unique_ptr<SameCommitsSteps> steps;
+    if (options.interleave_baseline && options.connect.empty() && !model.fan_outs.empty()) {
+      auto opened = SameCommitsSteps::Open(r.data_dir + "-same-commits", model.fan_outs,
+                                           options.cluster.shards, options.cluster.group_commit);
+      if (!opened.ok()) return opened.status();
+      steps = std::move(opened.value());
+    }
+    const size_t block = options.daemon || with_peer ? kPairBlock : kBaselineBlock;
+    s = RunMode(replayer, paired.get(), with_peer ? peer.get() : nullptr, steps.get(), block,
+                paired_dir, options, trace, model);
+    BaselineRun same_commits;
+    if (s.ok() && steps) {
+      auto finished = steps->Finish();
+      s = finished.status();
+      if (s.ok()) same_commits = finished.value();
+      same_commits.interleaved_block = static_cast<int64_t>(block);
+    }
+    steps.reset();  // its files removed
     progress.Clear();
-    if (s.ok() && after) s = after(replayer);
-    if (s.ok() && paired && after) s = after(*paired);
+    const BaselineRun* same = same_commits.interleaved_block > 0 ? &same_commits : nullptr;
+    if (s.ok() && after) s = after(replayer, same);
+    if (s.ok() && paired && after) s = after(*paired, same);
     if (!s.ok()) return Status(s.code(), feed + ": " + s.message());
     runs.push_back(replayer.result());
     if (paired) runs.push_back(paired->result());

@@ -31,6 +31,9 @@ struct DriverOptions {
   // own (retwis.h), interleaved in blocks of kPairBlock with the first feed mode (and its
   // daemon twin); its column comes last, labelled kRetwisLabel.
   std::string peer;
+  // The same-commits baseline (baselines.h) runs in steps between the embedded run's blocks
+  // of measured ops, and `after` gets its run; not against --connect.
+  bool interleave_baseline = false;
 };
 
 // The measured ops of a paired run alternate between the embedded cluster and the daemon's
@@ -41,11 +44,16 @@ struct DriverOptions {
 // (paired runs of the timeline workload: posts 0.48-0.54 of the embedded rate with blocks
 // of 20, 0.61-0.66 with blocks of 200; reads 0.59-0.65 with both).
 constexpr size_t kPairBlock = 200;
+// The blocks when the same-commits baseline is the embedded run's only partner: no daemon
+// to sync when idle between them, and the default fanout run (100 posts) is then five pairs.
+constexpr size_t kBaselineBlock = 20;
 // The column of the daemon's run paired with feed's.
 std::string DaemonLabel(const std::string& feed);
 
-// Called after each mode's replay, while its executor is still open.
-using AfterMode = std::function<Status(Replayer&)>;
+struct BaselineRun;
+// Called after each mode's replay, while its executor is still open; same_commits is the
+// same-commits baseline run interleaved with it (options.interleave_baseline), or nullptr.
+using AfterMode = std::function<Status(Replayer&, const BaselineRun* same_commits)>;
 
 // Runs the trace in work_dir/<feed> for each feed. Stops at the first failure. With
 // options.daemon, each feed's run is followed in the result by its daemon run (DaemonLabel),

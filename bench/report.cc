@@ -189,8 +189,11 @@ void DescribeBaselines(std::ostream& out, const char* what, const Baselines& b) 
   out << "\nbaselines (" << what << "): plain SQLite, msg_index's rows, a shard's settings, "
       << same.rows << " rows; same commits: " << same.transactions << " transactions on "
       << same.files << " files, " << same.deferred << " without fsync, group commit "
-      << same.group_commit << ", " << same.fsyncs
-      << " fsyncs; one txn per post: " << b.txn_per_post.transactions << " transactions, "
+      << same.group_commit << ", " << same.fsyncs << " fsyncs"
+      << (same.interleaved_block > 0 ? ", interleaved with the mode in blocks of " +
+                                           std::to_string(same.interleaved_block) + " ops"
+                                     : std::string())
+      << "; one txn per post: " << b.txn_per_post.transactions << " transactions, "
       << b.txn_per_post.fsyncs << " fsyncs; ceiling: 1 transaction on 1 file, 1 fsync";
 }
 

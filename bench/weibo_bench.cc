@@ -146,6 +146,7 @@ Result<DriverOptions> MakeOptions(const RunFlags& f, const TraceModel& model,
   options.daemon = f.daemon;
   options.weibod = f.weibod;
   options.peer = f.peer;
+  options.interleave_baseline = !f.no_baselines;
   info->cluster = options.cluster;
   info->threshold_auto = f.cluster.threshold == "auto";
   info->active_list_auto = f.cluster.active_list == "auto";
@@ -282,7 +283,7 @@ int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t de
   std::vector<AfterModeResults> after_modes;
   // Right after each mode, while the disk is in the same state: the baselines, --star, then
   // the explain sample.
-  AfterMode after = [&](Replayer& r) -> Status {
+  AfterMode after = [&](Replayer& r, const BaselineRun* same_commits) -> Status {
     const std::string& feed = r.result().feed;
     // A daemon's column (storage not measured) shares its embedded twin's baselines, run on
     // the same disk just now. Against --connect there is nothing to compare with.
@@ -295,7 +296,7 @@ int RunAndReport(const Trace& trace, RunInfo info, const RunFlags& f, int64_t de
     if (!f.no_baselines) {
       progress.Stage(feed + ": baselines", 0);
       auto b = RunBaselines(dir.path(), model.fan_outs, options.value().cluster.shards,
-                            options.value().cluster.group_commit);
+                            options.value().cluster.group_commit, same_commits);
       if (!b.ok()) return b.status();
       results.baselines = b.value();
     }

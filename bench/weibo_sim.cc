@@ -360,7 +360,7 @@ int SweepMain(const SimFlags& f, const WorkloadSpec& spec, const Trace& trace,
   std::vector<std::string> labels, feeds;
   std::vector<ModeMetrics> metrics;
   std::vector<Timelines> timelines;
-  auto collect = [&](Replayer& replayer) -> Status {
+  auto collect = [&](Replayer& replayer, const BaselineRun*) -> Status {
     auto collected =
         CollectTimelines(replayer.executor(), model.users, replayer.message_ids(), f.verify_depth);
     if (!collected.ok()) return collected.status();
@@ -589,7 +589,7 @@ int Main(int argc, char** argv) {
   Progress progress(f.progress);
   std::vector<Timelines> timelines;
   std::ostringstream explained;
-  auto after = [&](Replayer& replayer) -> Status {
+  auto after = [&](Replayer& replayer, const BaselineRun*) -> Status {
     const std::string& feed = replayer.result().feed;
     progress.Stage(feed + ": verify", 0);
     auto collected =

@@ -8,7 +8,9 @@
 #    the default): with 0 it syncs every post's deliveries, as many fsyncs as transactions;
 #    with N it holds deliveries to other shards back as a server does (min(N, 256) of
 #    them, then one shard's at a time), applies them in fewer transactions than one per
-#    post, and syncs once N or more of them are unsynced; the rows are the same either way.
+#    post, and syncs once N or more of them are unsynced; the rows are the same either way;
+#  - the workload's same-commits baseline runs between the mode's blocks of 20 measured ops
+#    (interleaved, so that a machine slowed for a while slows both), the star's after it.
 # usage: baselines.sh BIN_DIR PYTHON
 set -euo pipefail
 bin=${1:?usage: baselines.sh BIN_DIR PYTHON} python=${2:?}
@@ -35,6 +37,7 @@ def check_group_commit(j, expected):
         per_post = m["baselines"]["one_txn_per_post"]
         assert per_post["group_commit"] is None and per_post["fsyncs"] == per_post["transactions"]
         assert same["rows"] == per_post["rows"] and same["files"] == 8, (same, per_post)
+        assert same["interleaved_block"] == 20, same
         if expected == 0:
             # Nothing held, every post's deliveries synced before the next: the same
             # transactions as one txn per post, one fsync each.
@@ -68,6 +71,7 @@ for m in everything["modes"]:
     assert 0 < ratio <= 1, f"{m['feed']}: deliveries/s is {ratio} of the ceiling"
     star = m["star"]
     assert star["fans"] == 400 and star["baselines"]["ceiling"]["rows"] == 401, star
+    assert star["baselines"]["same_commits"]["interleaved_block"] == 0, star
     ratio = star["deliveries_per_s_against"]["ratios"]["ceiling"]
     assert 0 < ratio <= 1, f"{m['feed']}: the star post is {ratio} of its ceiling"
 assert push["star"]["deliveries"] == 401, push["star"]  # its own row and one per fan
