@@ -352,23 +352,38 @@ Status TxnPerPost(const std::string& dir, const std::vector<PostFanOut>& posts, 
   return s;
 }
 
+// The ceiling, kCeilingRuns times on a fresh file each, the fastest kept: one transaction
+// is one sample of the disk's moods, and a ceiling is what SQLite can do at best (run once,
+// it came out below the star post's same commits in one run in three).
 Status OneFile(const std::string& dir, const std::vector<PostFanOut>& posts, int, int,
                BaselineRun* r) {
-  auto files = OpenFiles(dir, "ceiling", 1, r);
-  if (!files.ok()) return files.status();
   std::vector<Row> rows = SortedRows(posts);
-  auto t0 = std::chrono::steady_clock::now();
-  Status s = Ceiling(*files.value()[0], rows, r);
-  r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return s;
+  for (int run = 0; run < kCeilingRuns; ++run) {
+    const std::string sub = dir + "/ceiling-" + std::to_string(run);
+    if (mkdir(sub.c_str(), 0755) != 0) return Status(Code::kStorageError, "cannot create " + sub);
+    BaselineRun one;
+    Status s;
+    {
+      auto files = OpenFiles(sub, "ceiling", 1, &one);
+      if (!files.ok()) return files.status();
+      auto t0 = std::chrono::steady_clock::now();
+      s = Ceiling(*files.value()[0], rows, &one);
+      one.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }  // closed before its files go
+    RemoveDir(sub);
+    if (!s.ok()) return s;
+    if (run == 0 || one.seconds < r->seconds) *r = one;
+  }
+  r->runs = kCeilingRuns;
+  return Status::Ok();
 }
 
 }  // namespace
 
 Json BaselineRun::ToJson() const {
-  Json j{{"rows", rows},           {"transactions", transactions}, {"fsyncs", fsyncs},
-         {"files", files},         {"seconds", seconds},           {"rows_per_s", RowsPerSecond()},
-         {"group_commit", nullptr}};
+  Json j{{"rows", rows},   {"transactions", transactions}, {"fsyncs", fsyncs},
+         {"files", files}, {"seconds", seconds},           {"rows_per_s", RowsPerSecond()},
+         {"runs", runs},   {"group_commit", nullptr}};
   if (group_commit >= 0) {
     j["group_commit"] = group_commit;
     j["deferred_commits"] = deferred;

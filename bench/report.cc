@@ -194,7 +194,9 @@ void DescribeBaselines(std::ostream& out, const char* what, const Baselines& b) 
                                            std::to_string(same.interleaved_block) + " ops"
                                      : std::string())
       << "; one txn per post: " << b.txn_per_post.transactions << " transactions, "
-      << b.txn_per_post.fsyncs << " fsyncs; ceiling: 1 transaction on 1 file, 1 fsync";
+      << b.txn_per_post.fsyncs
+      << " fsyncs; ceiling: 1 transaction on 1 file, 1 fsync, the fastest of " << b.ceiling.runs
+      << " runs";
 }
 
 }  // namespace
