@@ -355,10 +355,10 @@ Status TxnPerPost(const std::string& dir, const std::vector<PostFanOut>& posts, 
 // The ceiling, kCeilingRuns times on a fresh file each, the fastest kept: one transaction
 // is one sample of the disk's moods, and a ceiling is what SQLite can do at best (run once,
 // it came out below the star post's same commits in one run in three).
-Status OneFile(const std::string& dir, const std::vector<PostFanOut>& posts, int, int,
-               BaselineRun* r) {
+Status CeilingRuns(const std::string& dir, const std::vector<PostFanOut>& posts, int runs,
+                   BaselineRun* r) {
   std::vector<Row> rows = SortedRows(posts);
-  for (int run = 0; run < kCeilingRuns; ++run) {
+  for (int run = 0; run < runs; ++run) {
     const std::string sub = dir + "/ceiling-" + std::to_string(run);
     if (mkdir(sub.c_str(), 0755) != 0) return Status(Code::kStorageError, "cannot create " + sub);
     BaselineRun one;
@@ -374,8 +374,13 @@ Status OneFile(const std::string& dir, const std::vector<PostFanOut>& posts, int
     if (!s.ok()) return s;
     if (run == 0 || one.seconds < r->seconds) *r = one;
   }
-  r->runs = kCeilingRuns;
+  r->runs = runs;
   return Status::Ok();
+}
+
+Status OneFile(const std::string& dir, const std::vector<PostFanOut>& posts, int, int,
+               BaselineRun* r) {
+  return CeilingRuns(dir, posts, kCeilingRuns, r);
 }
 
 }  // namespace
@@ -453,18 +458,36 @@ Result<BaselineRun> SameCommitsSteps::Finish() {
   return st.run;
 }
 
+Result<BaselineRun> RunCeiling(const std::string& dir, const std::vector<PostFanOut>& posts,
+                               int runs) {
+  BaselineRun r;
+  if (posts.empty()) return r;
+  ProbePause pause;  // not the library's rows
+  const std::string root = dir + "/baselines";
+  RemoveDir(root);
+  if (mkdir(root.c_str(), 0755) != 0) return Status(Code::kStorageError, "cannot create " + root);
+  Status s = CeilingRuns(root, posts, runs, &r);
+  RemoveDir(root);
+  if (!s.ok()) return s;
+  return r;
+}
+
 Result<Baselines> RunBaselines(const std::string& dir, const std::vector<PostFanOut>& posts,
-                               int shards, int group_commit, const BaselineRun* same_commits) {
+                               int shards, int group_commit, const BaselineRun* same_commits,
+                               const BaselineRun* ceiling) {
   Baselines b;
   if (posts.empty()) return b;
   ProbePause pause;  // not the library's rows
   const std::string root = dir + "/baselines";
-  std::vector<std::pair<Shape, BaselineRun*>> shapes = {{TxnPerPost, &b.txn_per_post},
-                                                        {OneFile, &b.ceiling}};
+  std::vector<std::pair<Shape, BaselineRun*>> shapes = {{TxnPerPost, &b.txn_per_post}};
   if (same_commits != nullptr)
     b.same_commits = *same_commits;
   else
     shapes.insert(shapes.begin(), {SameCommits, &b.same_commits});
+  if (ceiling != nullptr)
+    b.ceiling = *ceiling;
+  else
+    shapes.push_back({OneFile, &b.ceiling});
   for (const auto& [shape, run] : shapes) {
     // A fresh directory for each: none starts with another's files.
     RemoveDir(root);

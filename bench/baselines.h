@@ -68,11 +68,16 @@ struct Baselines {
 };
 
 // Runs the three in dir/baselines (created, and removed afterwards), one after the other;
-// with same_commits, only the other two, and same_commits is taken as that baseline's run.
+// with same_commits or ceiling, that baseline is not run: the run given is taken as its.
 // posts empty: nothing is run, and every rate is 0.
 Result<Baselines> RunBaselines(const std::string& dir, const std::vector<PostFanOut>& posts,
                                int shards, int group_commit,
-                               const BaselineRun* same_commits = nullptr);
+                               const BaselineRun* same_commits = nullptr,
+                               const BaselineRun* ceiling = nullptr);
+// The ceiling alone, `runs` times in dir/baselines (created and removed), the fastest kept
+// (its runs says how many): for --star, which runs it once after each of its posts.
+Result<BaselineRun> RunCeiling(const std::string& dir, const std::vector<PostFanOut>& posts,
+                               int runs);
 
 // The same-commits baseline run in steps: Run(from, to) commits posts [from, to) as the
 // baseline does, timed; Finish applies what is still held and makes the last sync, timed

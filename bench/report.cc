@@ -287,6 +287,10 @@ Json BenchJson(const RunInfo& info, const TraceModel& model, const std::vector<M
     mode["baselines"] = a && a->baselines ? a->baselines->ToJson() : Json(nullptr);
     if (a && a->star) {
       mode["star"]["setup_seconds"] = a->star->setup_seconds;
+      mode["star"]["posts"] = a->star->posts;
+      Json post_ms = Json::array();
+      for (double sec : a->star->post_seconds) post_ms.push_back(sec * 1000);
+      mode["star"]["post_ms"] = std::move(post_ms);
       mode["star"]["baselines"] = a->star->baselines.ToJson();
     }
     if (const ModeMetrics* e = PairedWith(modes, modes[i]))

@@ -1,6 +1,8 @@
 #include "star.h"
 
+#include <algorithm>
 #include <chrono>
+#include <vector>
 
 #include "disk.h"
 
@@ -48,21 +50,35 @@ Result<StarResult> RunStar(Executor& executor, const std::string& data_dir,
     r.setup_seconds = Since(t0);
   }
   FlushShards(data_dir);
-  progress.Stage(options.feed + ": star post", 0);
   auto before = SumOverShards(data_dir, kCountInboxRows);
   if (!before.ok()) return before.status();
-  auto t0 = std::chrono::steady_clock::now();
-  Status s = run("post", Json{{"user", star_id}, {"content", "a post to every fan"}});
-  if (s.ok()) s = SettleWrites(executor);  // its search index job and its group commit
-  r.seconds = Since(t0);
-  if (!s.ok()) return Status(s.code(), "--star post: " + s.message());
+  // kStarPosts posts, each followed by one run of the ceiling on the same rows: a slow spell
+  // of the disk then falls on a post and a ceiling run alike, not on one side of the ratio.
+  const std::vector<PostFanOut> rows = {FanOutOf(star, fans, options.cluster.shards)};
+  BaselineRun ceiling;
+  for (int p = 0; p < kStarPosts; ++p) {
+    progress.Stage(options.feed + ": star post " + std::to_string(p + 1), 0);
+    auto t0 = std::chrono::steady_clock::now();
+    Status s = run("post", Json{{"user", star_id}, {"content", "a post to every fan"}});
+    if (s.ok()) s = SettleWrites(executor);  // its search index job and its group commit
+    r.post_seconds.push_back(Since(t0));
+    if (!s.ok()) return Status(s.code(), "--star post: " + s.message());
+    auto one = RunCeiling(work_dir, rows, 1);
+    if (!one.ok()) return one.status();
+    if (p == 0 || one.value().seconds < ceiling.seconds) ceiling = one.value();
+  }
+  ceiling.runs = kStarPosts;
+  std::vector<double> sorted = r.post_seconds;
+  std::sort(sorted.begin(), sorted.end());
+  r.seconds = sorted[sorted.size() / 2];
   auto after = SumOverShards(data_dir, kCountInboxRows);
   if (!after.ok()) return after.status();
-  r.deliveries = after.value() - before.value();
+  r.posts = kStarPosts;
+  r.deliveries = (after.value() - before.value()) / kStarPosts;
 
   progress.Stage(options.feed + ": star baselines", 0);
-  auto baselines = RunBaselines(work_dir, {FanOutOf(star, fans, options.cluster.shards)},
-                                options.cluster.shards, options.cluster.group_commit);
+  auto baselines = RunBaselines(work_dir, rows, options.cluster.shards,
+                                options.cluster.group_commit, nullptr, &ceiling);
   if (!baselines.ok()) return baselines.status();
   r.baselines = baselines.value();
   return r;

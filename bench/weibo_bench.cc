@@ -399,8 +399,8 @@ int Main(int argc, char** argv) {
   AddWorkloadOptions(run, &spec);
   AddRunOptions(run, &flags, &run_now, "clock of the first op (none: the system clock)");
   run->add_option("--star", flags.star,
-                  "after each mode, one more post by a new author with N fans of its own, "
-                  "measured alone")
+                  "after each mode, a new author with N fans of its own posts three times, "
+                  "measured alone (the median post)")
       ->capture_default_str();
 
   CountersOptions counters;

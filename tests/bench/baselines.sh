@@ -11,7 +11,8 @@
 #    post, and syncs once N or more of them are unsynced; the rows are the same either way;
 #  - the workload's same-commits baseline runs between the mode's blocks of 20 measured ops
 #    (interleaved, so that a machine slowed for a while slows both), the star's after it;
-#  - the ceiling is the fastest of three runs.
+#  - the ceiling is the fastest of three runs; the star posts three times, each post
+#    followed by one of them, and its time is the median post's.
 # usage: baselines.sh BIN_DIR PYTHON
 set -euo pipefail
 bin=${1:?usage: baselines.sh BIN_DIR PYTHON} python=${2:?}
@@ -74,6 +75,10 @@ for m in everything["modes"]:
     star = m["star"]
     assert star["fans"] == 400 and star["baselines"]["ceiling"]["rows"] == 401, star
     assert star["baselines"]["same_commits"]["interleaved_block"] == 0, star
+    # Three posts, each followed by a run of the ceiling: the median post, the fastest run.
+    assert star["posts"] == 3 and len(star["post_ms"]) == 3, star
+    assert abs(star["ms"] - sorted(star["post_ms"])[1]) < 1e-6, star
+    assert star["baselines"]["ceiling"]["runs"] == 3, star
     ratio = star["deliveries_per_s_against"]["ratios"]["ceiling"]
     assert 0 < ratio <= 1, f"{m['feed']}: the star post is {ratio} of its ceiling"
 assert push["star"]["deliveries"] == 401, push["star"]  # its own row and one per fan
