@@ -41,6 +41,17 @@ void DeliverInboxMany(Shard& shard, const std::string& users_json, int64_t msg_i
       .Run();
 }
 
+void DeliverInboxToFollowers(Shard& shard, const std::string& users_json, int64_t msg_id,
+                             int64_t author_id, int64_t time) {
+  shard
+      .Query(
+          "INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
+          "SELECT j.value, ?2, ?3, ?4 FROM json_each(?1) AS j "
+          "WHERE NOT EXISTS (SELECT 1 FROM msg_deleted WHERE msg_id = ?2)")
+      .BindAll(users_json, msg_id, author_id, time)
+      .Run();
+}
+
 void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id) {
   shard.Query("DELETE FROM msg_index WHERE user_id = ? AND msg_id = ?").BindAll(user, msg_id).Run();
 }

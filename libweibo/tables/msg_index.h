@@ -36,6 +36,10 @@ void DeliverInbox(Shard& shard, const InboxRow& row);
 // DeliverInbox for every reader in users_json (a JSON array of user ids), in one statement.
 void DeliverInboxMany(Shard& shard, const std::string& users_json, int64_t msg_id,
                       int64_t author_id, int64_t time);
+// DeliverInboxMany for readers the caller has found following the author, in the same write
+// transaction (FollowersBetween): only msg_deleted is checked.
+void DeliverInboxToFollowers(Shard& shard, const std::string& users_json, int64_t msg_id,
+                             int64_t author_id, int64_t time);
 void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id);
 void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author);
 // Newest first: rows with since_id < msg_id < max_id (0 = unbounded), at most limit.

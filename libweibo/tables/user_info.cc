@@ -63,6 +63,27 @@ std::vector<std::pair<int64_t, std::optional<int64_t>>> InactiveSince(Shard& sha
   return rows;
 }
 
+std::vector<std::pair<int64_t, std::optional<int64_t>>> InactiveSinceSorted(
+    Shard& shard, const std::vector<int64_t>& ids, int64_t since) {
+  std::vector<std::pair<int64_t, std::optional<int64_t>>> rows;
+  if (ids.empty()) return rows;
+  Stmt& s = shard.Query("SELECT user_id, last_active FROM user_info WHERE user_id BETWEEN ? AND ?");
+  s.Bind(1, ids.front()).Bind(2, ids.back());
+  // A merge of two ascending lists: the scan's rows (rowid order) and the ids.
+  bool more = s.Step();
+  for (int64_t id : ids) {
+    while (more && s.Int(0) < id) more = s.Step();
+    if (more && s.Int(0) == id) {
+      int64_t last_active = s.Int(1);
+      if (last_active < since) rows.emplace_back(id, last_active);
+    } else {
+      rows.emplace_back(id, std::nullopt);
+    }
+  }
+  if (more) s.Reset();
+  return rows;
+}
+
 int64_t UsersBound(Shard& shard, int shards) {
   Stmt& s = shard.Query("SELECT max(user_id) FROM user_info");
   int64_t n = s.Step() && !s.IsNull(0) ? s.Int(0) / shards + 1 : 0;

@@ -32,6 +32,15 @@ std::vector<int64_t> FansWhileMsg(Shard& shard, int64_t author, int64_t msg_id,
   return s.Ints();
 }
 
+std::vector<int64_t> FollowersBetween(Shard& shard, int64_t followee, int64_t lo, int64_t hi) {
+  // type = 1 as a literal: the partial index applies only where the query says so.
+  Stmt& s = shard.Query(
+      "SELECT user_id FROM user_relation "
+      "WHERE type = 1 AND follow_id = ?1 AND user_id BETWEEN ?2 AND ?3");
+  s.Bind(1, followee).Bind(2, lo).Bind(3, hi);
+  return s.Ints();
+}
+
 bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t time) {
   return shard
              .Query(

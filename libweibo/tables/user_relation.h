@@ -32,6 +32,10 @@ std::vector<int64_t> Related(Shard& shard, int64_t user, int type);
 std::vector<int64_t> FansWhileMsg(Shard& shard, int64_t author, int64_t msg_id,
                                   const std::string& users_json, bool by_feed = false);
 
+// The users between lo and hi (inclusive) who follow `followee` (type 1 rows on this, their
+// shard), ascending: one range scan of user_relation_followers, whatever the number.
+std::vector<int64_t> FollowersBetween(Shard& shard, int64_t followee, int64_t lo, int64_t hi);
+
 struct RelationRow {
   int64_t user, other, type, time;
 };

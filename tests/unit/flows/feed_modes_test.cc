@@ -132,6 +132,59 @@ TEST_CASE(
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
+// A delivery to many fans of one shard checks the follow rows with one scan of the author's
+// followers (flows/fanout.cc, ScanFollowers) and, tiered, reads their activity with one scan of
+// user_info (Dense): the same inboxes as the seek per reader. A fan whose follow row is gone
+// (an unfollow whose fan-row removal is still in flight) gets nothing, tiered or not.
+TEST_CASE("feeds: a large delivery scans the followers and still skips one who unfollowed") {
+  for (bool tiered : {false, true}) {
+    CAPTURE(tiered);
+    Cluster c(ClusterOptions{1, "push"});
+    c.EditConfig([tiered](Json& j) { j["tier_fans"] = tiered ? 3 : 1000; });
+    test::KeepDoneJobs(c.ShardPath(0));
+    int64_t star = c.AddUser("star");
+    std::vector<int64_t> fans;
+    for (int k = 0; k < 80; ++k) {
+      fans.push_back(c.AddUser("fan" + std::to_string(k)));
+      c.Follow(fans.back(), star);
+    }
+    // Fan 40 unfollowed on its own shard only; fan 50 was last active long before the post.
+    RawDb db(c.ShardPath(0));
+    db.Exec("DELETE FROM user_relation WHERE type = 1 AND user_id = " + std::to_string(fans[40]));
+    db.Exec("UPDATE user_info SET last_active = 0 WHERE user_id = " + std::to_string(fans[50]));
+    EmbeddedOptions eo;
+    eo.data_dir = c.dir();
+    eo.now_ms = test::kNow + kDay / 2;
+    eo.explain = true;
+    auto executor = OpenEmbedded(eo);
+    auto posted = executor->Execute(Request{"post", Json{{"user", star}, {"content", "to all"}}});
+    REQUIRE(posted.ok());
+    int scans = 0, activity_scans = 0;
+    for (const auto& line : executor->Explain()) {
+      if (line.find("user_id BETWEEN") != std::string::npos &&
+          line.find("user_relation") != std::string::npos)
+        ++scans;
+      if (line.find("FROM user_info WHERE user_id BETWEEN") != std::string::npos) ++activity_scans;
+    }
+    REQUIRE(scans == 1);
+    REQUIRE(activity_scans == (tiered ? 1 : 0));
+    executor.reset();  // applies the deliveries it held back (group commit)
+    int64_t post = test::IdOf(posted.value());
+    for (int k = 0; k < 80; ++k) {
+      CAPTURE(k);
+      int64_t in =
+          db.Int("SELECT count(*) FROM msg_index WHERE user_id = " + std::to_string(fans[k]) +
+                 " AND msg_id = " + std::to_string(post));
+      REQUIRE(in == (k == 40 ? 0 : 1));
+    }
+    if (tiered) {  // fan 50 came in the last tier's job, the others at once
+      REQUIRE(db.Rows("SELECT json_extract(payload, '$.users') FROM " +
+                      std::string(test::kEveryJob) + " WHERE kind = 'deliver'") ==
+              "[" + std::to_string(fans[50]) + "]\n");
+    }
+  }
+}
+
 TEST_CASE(
     "feeds: hybrid pushes only to the active list, the others pull, a returning reader rejoins") {
   Cluster c(ClusterOptions{4, "hybrid"});

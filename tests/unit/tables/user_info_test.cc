@@ -84,5 +84,22 @@ TEST_CASE("user_info: InactiveSince reads a list of ids in its order, missing us
   REQUIRE(InactiveSince(*shard, IdList({7, 3}), 701).size() == 2);
 }
 
+TEST_CASE("user_info: InactiveSinceSorted gives InactiveSince's answer by one range scan") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  InsertUser(*shard, Row(3, "dave", 300));
+  InsertUser(*shard, Row(5, "erin", 500));
+  InsertUser(*shard, Row(6, "frank", 100));  // in the range, not asked for
+  InsertUser(*shard, Row(7, "carol", 700));
+  InsertUser(*shard, Row(12, "gus", 100));  // past the range
+  for (int64_t since : {0, 300, 500, 501, 701}) {
+    CAPTURE(since);
+    for (const std::vector<int64_t>& ids :
+         {std::vector<int64_t>{3, 4, 5, 7}, std::vector<int64_t>{1, 2, 3},
+          std::vector<int64_t>{7, 8, 9}, std::vector<int64_t>{4}, std::vector<int64_t>{}})
+      REQUIRE(InactiveSinceSorted(*shard, ids, since) == InactiveSince(*shard, IdList(ids), since));
+  }
+}
+
 }  // namespace
 }  // namespace weibo

@@ -51,5 +51,19 @@ TEST_CASE("user_relation: AllRelations returns every row with its time") {
   REQUIRE(all[0].time == 1234);
 }
 
+TEST_CASE("user_relation: FollowersBetween lists a followee's followers in a range, ascending") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  for (int64_t user : {9, 3, 7, 5, 11}) InsertRelation(*shard, user, 100, kFollowing, 1);
+  InsertRelation(*shard, 4, 100, kFan, 1);        // 100 is 4's fan: not a follower of 100
+  InsertRelation(*shard, 6, 200, kFollowing, 1);  // follows someone else
+  REQUIRE(FollowersBetween(*shard, 100, 3, 9) == std::vector<int64_t>{3, 5, 7, 9});
+  REQUIRE(FollowersBetween(*shard, 100, 4, 6) == std::vector<int64_t>{5});
+  REQUIRE(FollowersBetween(*shard, 200, 0, 100) == std::vector<int64_t>{6});
+  REQUIRE(DeleteRelation(*shard, 7, 100, kFollowing));
+  REQUIRE(FollowersBetween(*shard, 100, 0, 100) == std::vector<int64_t>{3, 5, 9, 11});
+  REQUIRE(FollowersBetween(*shard, 300, 0, 100).empty());
+}
+
 }  // namespace
 }  // namespace weibo
