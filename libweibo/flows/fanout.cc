@@ -129,16 +129,25 @@ bool Dense(Context& ctx, const std::vector<int64_t>& users) {
   return span / static_cast<uint64_t>(ctx.shards().count()) + 1 <= 2 * users.size();
 }
 
+// How many fans of the job's shard its fan-out listed: the first job's users, and a later
+// tier's job carries the number (0 from a build that did not: unknown).
+int64_t Listed(const DeliverJob& job) {
+  return job.tier ? job.of : static_cast<int64_t>(job.users.size());
+}
+
 // Whether a delivery checks its readers' follow rows with one scan of the author's followers
 // between its first and last reader (user_relation_followers) instead of a seek per reader:
-// for a push fan-out's own list of this shard's fans (not an active list: the author's other
-// followers would be read for nothing, nor a later tier: most fans are in other tiers), or
-// tier 0 of it when tier 0 is at least a quarter of that list. The scan reads about 0.1 us
-// a row, a seek about 0.3 (session 25's measurements, README), hence the quarter. Either way
-// the check is made in the delivery's own transaction; only its cost depends on this.
+// for a push fan-out's list of this shard's fans, or a tier of it (the scan reads at most
+// the list's followers), when what it delivers is at least a quarter of that list; not for
+// an active list, whose author's other followers it would read for nothing. The scan reads
+// about 0.1 us a row, a seek about 0.3 (session 25's measurements, README), hence the
+// quarter. Either way the check is made in the delivery's own transaction; only its cost
+// depends on this.
 bool ScanFollowers(Context& ctx, const DeliverJob& job, const std::vector<int64_t>& fans) {
-  if (fans.size() < kScanAt || job.tier || FeedPolicy(ctx).UsesActiveLists()) return false;
-  return fans.size() * 4 >= job.users.size() && std::is_sorted(fans.begin(), fans.end());
+  const int64_t listed = Listed(job);
+  if (fans.size() < kScanAt || listed == 0 || FeedPolicy(ctx).UsesActiveLists()) return false;
+  return static_cast<int64_t>(fans.size()) * 4 >= listed &&
+         std::is_sorted(fans.begin(), fans.end());
 }
 
 }  // namespace
@@ -220,7 +229,7 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {
   auto enqueue_tier = [&](int tier, std::vector<int64_t> tier_users, std::vector<int64_t> later) {
     Enqueue(ctx, target, target.index(),
             DeliverJob{row.author_id, row.msg_id, row.time, std::move(tier_users), tier, false,
-                       std::move(later)});
+                       std::move(later), Listed(p)});
   };
   if (p.tiered) {
     // Tier 0 here and now; tier 1 as a job of its own, which leaves tier 2 to the job it

@@ -67,6 +67,7 @@ Json DeliverJob::Encode() const {
   if (tier) j["tier"] = *tier;
   if (tiered) j["tiered"] = true;
   if (!later.empty()) j["later"] = later;
+  if (of != 0) j["of"] = of;
   return j;
 }
 
@@ -79,6 +80,7 @@ DeliverJob DeliverJob::Decode(const Json& j) {
   if (j.contains("tier")) job.tier = j.at("tier").get<int>();
   job.tiered = j.value("tiered", false);
   if (j.contains("later")) job.later = Ids(j.at("later"));
+  job.of = j.value("of", int64_t{0});
   return job;
 }
 

@@ -83,6 +83,7 @@ struct DeliverJob {
   std::optional<int> tier;     // a later tier's job (1 or 2)
   bool tiered = false;         // sort users into activity tiers first
   std::vector<int64_t> later;  // tier 2, to enqueue once this tier 1 is applied
+  int64_t of = 0;  // a later tier's: how many fans of this shard the fan-out listed (0: unknown)
   Json Encode() const;
   static DeliverJob Decode(const Json& j);
   // A plain delivery (no tiers to enqueue), judged on the encoded payload without decoding

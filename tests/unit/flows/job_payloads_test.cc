@@ -73,6 +73,10 @@ TEST_CASE("job payloads: a delivery's tiers, and which deliveries are plain") {
   tier1.later = {10};
   RoundTrip(tier1, R"({"author":7,"msg_id":300,"time":3,"users":[8,9],"tier":1,"later":[10]})");
   REQUIRE_FALSE(DeliverJob::Plain(tier1.Encode()));
+  tier1.of = 5;  // the fan-out listed 5 fans of this shard (flows/fanout.cc, ScanFollowers)
+  RoundTrip(tier1,
+            R"({"author":7,"msg_id":300,"time":3,"users":[8,9],"tier":1,"later":[10],"of":5})");
+  REQUIRE_FALSE(DeliverJob::Plain(tier1.Encode()));
 
   DeliverJob tier2 = plain;
   tier2.tier = 2;  // the last tier carries nothing along: plain again
