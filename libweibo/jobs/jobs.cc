@@ -388,6 +388,7 @@ int64_t DrainCreated(Context& ctx) {
   // pending jobs of its (source, target) pairs (InOrder).
   GroupCommit& group = ctx.group_commit();
   size_t next = 0;
+  std::map<std::pair<int, int64_t>, Json> parsed;  // (source shard, local id) -> payload
   while (next < created.size()) {
     std::vector<JobRow> own, wave, remote;
     const size_t end = created.size();
@@ -422,11 +423,23 @@ int64_t DrainCreated(Context& ctx) {
         group.Hold(group.deferred, created[next]);
         continue;
       }
+      // The document this request encoded the job from, when the row is still its text (as
+      // for a held delivery above): the batch then does not parse it again.
+      auto& made = ctx.created_payloads();
+      if (next < made.size() && made[next].text == row.payload)
+        parsed.emplace(std::make_pair(row.source_shard, row.local_id), std::move(made[next].json));
       own.push_back(std::move(row));
     }
     for (JobRow& row : InOrder(ctx, std::move(own)))
       (IsRemote(ctx, row) ? remote : wave).push_back(std::move(row));
-    n += ApplyBatch(ctx, wave, true);
+    std::vector<Json> payloads;
+    payloads.reserve(wave.size());
+    for (const JobRow& row : wave) {
+      auto kept = parsed.find({row.source_shard, row.local_id});
+      payloads.push_back(kept != parsed.end() ? std::move(kept->second) : Json::parse(row.payload));
+    }
+    parsed.clear();
+    n += ApplyParsedBatch(ctx, wave, std::move(payloads), true);
     n += DeliverCollected(ctx, &remote);
   }
   created.clear();
