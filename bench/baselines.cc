@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -328,6 +329,16 @@ void RemoveDir(const std::string& dir) {
   rmdir(dir.c_str());
 }
 
+// Runs fn in root, a fresh directory, removed before and after: no baseline starts with
+// another's files.
+Status InFreshDir(const std::string& root, const std::function<Status()>& fn) {
+  RemoveDir(root);
+  if (mkdir(root.c_str(), 0755) != 0) return Status(Code::kStorageError, "cannot create " + root);
+  Status s = fn();
+  RemoveDir(root);
+  return s;
+}
+
 using Shape = Status (*)(const std::string& dir, const std::vector<PostFanOut>& posts, int shards,
                          int group_commit, BaselineRun* r);
 
@@ -464,10 +475,7 @@ Result<BaselineRun> RunCeiling(const std::string& dir, const std::vector<PostFan
   if (posts.empty()) return r;
   ProbePause pause;  // not the library's rows
   const std::string root = dir + "/baselines";
-  RemoveDir(root);
-  if (mkdir(root.c_str(), 0755) != 0) return Status(Code::kStorageError, "cannot create " + root);
-  Status s = CeilingRuns(root, posts, runs, &r);
-  RemoveDir(root);
+  Status s = InFreshDir(root, [&] { return CeilingRuns(root, posts, runs, &r); });
   if (!s.ok()) return s;
   return r;
 }
@@ -489,11 +497,9 @@ Result<Baselines> RunBaselines(const std::string& dir, const std::vector<PostFan
   else
     shapes.push_back({OneFile, &b.ceiling});
   for (const auto& [shape, run] : shapes) {
-    // A fresh directory for each: none starts with another's files.
-    RemoveDir(root);
-    if (mkdir(root.c_str(), 0755) != 0) return Status(Code::kStorageError, "cannot create " + root);
-    Status s = shape(root, posts, shards, group_commit, run);
-    RemoveDir(root);
+    Status s = InFreshDir(root, [&, shape = shape, run = run] {
+      return shape(root, posts, shards, group_commit, run);
+    });
     if (!s.ok()) return s;
   }
   return b;

@@ -388,9 +388,9 @@ int64_t DrainCreated(Context& ctx) {
   // pending jobs of its (source, target) pairs (InOrder).
   GroupCommit& group = ctx.group_commit();
   size_t next = 0;
-  std::map<std::pair<int, int64_t>, Json> parsed;  // (source shard, local id) -> payload
   while (next < created.size()) {
     std::vector<JobRow> own, wave, remote;
+    std::map<std::pair<int, int64_t>, Json> parsed;  // (source shard, local id) -> payload
     const size_t end = created.size();
     auto rows = RowsOf(ctx, created, next, end);
     for (; next < end; ++next) {
@@ -438,7 +438,6 @@ int64_t DrainCreated(Context& ctx) {
       auto kept = parsed.find({row.source_shard, row.local_id});
       payloads.push_back(kept != parsed.end() ? std::move(kept->second) : Json::parse(row.payload));
     }
-    parsed.clear();
     n += ApplyParsedBatch(ctx, wave, std::move(payloads), true);
     n += DeliverCollected(ctx, &remote);
   }
