@@ -5,10 +5,24 @@
 
 namespace weibo {
 
+namespace {
+
+// The statements below name the type as a literal, one text per type, never as a bound
+// parameter: a partial index's WHERE (user_relation_followers: type = 1) compared with a
+// parameter makes SQLite prepare the statement again at every bind, to see whether the
+// index applies (sqlite3_stmt_status REPREPARE: once per call). kFan and kFollowing are the
+// only types.
+const char* ByType(int type, const char* fans, const char* following) {
+  return type == kFan ? fans : following;
+}
+
+}  // namespace
+
 bool HasRelation(Shard& shard, int64_t user, int64_t other, int type) {
-  Stmt& s =
-      shard.Query("SELECT 1 FROM user_relation WHERE user_id = ? AND type = ? AND follow_id = ?");
-  s.Bind(1, user).Bind(2, type).Bind(3, other);
+  Stmt& s = shard.Query(
+      ByType(type, "SELECT 1 FROM user_relation WHERE user_id = ? AND type = 0 AND follow_id = ?",
+             "SELECT 1 FROM user_relation WHERE user_id = ? AND type = 1 AND follow_id = ?"));
+  s.Bind(1, user).Bind(2, other);
   bool found = s.Step();
   s.Reset();
   return found;
@@ -51,15 +65,19 @@ bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t
 }
 
 bool DeleteRelation(Shard& shard, int64_t user, int64_t other, int type) {
-  return shard.Query("DELETE FROM user_relation WHERE user_id = ? AND type = ? AND follow_id = ?")
-             .BindAll(user, type, other)
+  return shard
+             .Query(ByType(
+                 type, "DELETE FROM user_relation WHERE user_id = ? AND type = 0 AND follow_id = ?",
+                 "DELETE FROM user_relation WHERE user_id = ? AND type = 1 AND follow_id = ?"))
+             .BindAll(user, other)
              .Run() > 0;
 }
 
 std::vector<int64_t> Related(Shard& shard, int64_t user, int type) {
-  Stmt& s = shard.Query(
-      "SELECT follow_id FROM user_relation WHERE user_id = ? AND type = ? ORDER BY follow_id");
-  s.Bind(1, user).Bind(2, type);
+  Stmt& s = shard.Query(ByType(
+      type, "SELECT follow_id FROM user_relation WHERE user_id = ? AND type = 0 ORDER BY follow_id",
+      "SELECT follow_id FROM user_relation WHERE user_id = ? AND type = 1 ORDER BY follow_id"));
+  s.Bind(1, user);
   return s.Ints();
 }
 

@@ -1,6 +1,12 @@
 // tables/user_relation.cc: merged follow storage, (A, B, 1) and (B, A, 0).
 #include "tables/user_relation.h"
 
+#include <sqlite3.h>
+
+#include <map>
+#include <string>
+
+#include "tables/outbox.h"
 #include "test_support.h"
 
 namespace weibo {
@@ -63,6 +69,48 @@ TEST_CASE("user_relation: FollowersBetween lists a followee's followers in a ran
   REQUIRE(DeleteRelation(*shard, 7, 100, kFollowing));
   REQUIRE(FollowersBetween(*shard, 100, 0, 100) == std::vector<int64_t>{3, 5, 9, 11});
   REQUIRE(FollowersBetween(*shard, 300, 0, 100).empty());
+}
+
+// A statement whose WHERE compares a partial index's column with a bound parameter is
+// prepared again at every bind (SQLite checks whether the index applies to the value):
+// user_relation_followers (type = 1) made every Related, HasRelation and DeleteRelation do
+// so until the type became a literal. Each is run with both types and several users; no
+// statement the shard cached may have been re-prepared.
+TEST_CASE("user_relation: no statement is re-prepared at a new bind (partial indexes)") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  auto round = [&](int64_t first) {
+    for (int64_t user = first; user < first + 4; ++user) {
+      for (int type : {kFan, kFollowing}) {
+        InsertRelation(*shard, user, user + 10, type, 1);
+        REQUIRE(HasRelation(*shard, user, user + 10, type));
+        REQUIRE(Related(*shard, user, type) == std::vector<int64_t>{user + 10});
+        REQUIRE(FollowersBetween(*shard, user + 10, 0, 100).size() ==
+                (type == kFollowing ? 1u : 0u));
+        REQUIRE(DeleteRelation(*shard, user, user + 10, type));
+      }
+      REQUIRE(CountJobs(*shard, 0) == 0);
+    }
+  };
+  // Each statement's re-prepare count (opening the shard, which may migrate its schema,
+  // re-prepares the statements it used before: that is not a bind).
+  auto counts = [&] {
+    std::map<std::string, int> out;
+    for (sqlite3_stmt* s = sqlite3_next_stmt(shard->db(), nullptr); s != nullptr;
+         s = sqlite3_next_stmt(shard->db(), s))
+      out[sqlite3_sql(s)] += sqlite3_stmt_status(s, SQLITE_STMTSTATUS_REPREPARE, 0);
+    return out;
+  };
+  round(1);  // every statement prepared and cached
+  const auto before = counts();
+  round(5);
+  const auto after = counts();
+  REQUIRE(after.size() == before.size());  // the same cached statements, none added
+  REQUIRE(after.size() >= 8);
+  for (const auto& [sql, n] : after) {
+    INFO(sql);
+    CHECK(n == before.at(sql));
+  }
 }
 
 }  // namespace
