@@ -342,15 +342,17 @@ Status InFreshDir(const std::string& root, const std::function<Status()>& fn) {
 using Shape = Status (*)(const std::string& dir, const std::vector<PostFanOut>& posts, int shards,
                          int group_commit, BaselineRun* r);
 
+// The same commits in one go: SameCommitsSteps, all the posts in one step.
 Status SameCommits(const std::string& dir, const std::vector<PostFanOut>& posts, int shards,
                    int group_commit, BaselineRun* r) {
-  auto files = OpenFiles(dir, "same-commits", shards, r);
-  if (!files.ok()) return files.status();
-  r->group_commit = group_commit;
-  auto t0 = std::chrono::steady_clock::now();
-  Status s = AllPosts(files.value(), posts, group_commit, r);
-  r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return s;
+  auto steps = SameCommitsSteps::Open(dir, posts, shards, group_commit);
+  if (!steps.ok()) return steps.status();
+  Status s = steps.value()->Run(0, posts.size());
+  if (!s.ok()) return s;
+  auto run = steps.value()->Finish();
+  if (!run.ok()) return run.status();
+  *r = run.value();
+  return Status::Ok();
 }
 
 Status TxnPerPost(const std::string& dir, const std::vector<PostFanOut>& posts, int shards, int,
