@@ -393,6 +393,12 @@ int64_t DrainCreated(Context& ctx) {
     std::map<std::pair<int, int64_t>, Json> parsed;  // (source shard, local id) -> payload
     const size_t end = created.size();
     auto rows = RowsOf(ctx, created, next, end);
+    // Whether created[k]'s row is still the text this request encoded its job from: then the
+    // document kept with it (Context::Enqueue) is taken instead of parsing the row again.
+    auto& made = ctx.created_payloads();
+    auto kept = [&](size_t k, const JobRow& row) {
+      return k < made.size() && made[k].text == row.payload;
+    };
     for (; next < end; ++next) {
       auto found = rows.find({created[next].shard, created[next].local_id});
       if (found == rows.end() || found->second.state != 0) continue;
@@ -403,9 +409,7 @@ int64_t DrainCreated(Context& ctx) {
         if (kind != nullptr && kind->held_for_reads) {
           group.held.emplace(row.source_shard, row.local_id);
           ++group.held_delivery_count;
-          auto& made = ctx.created_payloads();
-          const bool same = next < made.size() && made[next].text == row.payload;
-          Json payload = same ? std::move(made[next].json) : Json::parse(row.payload);
+          Json payload = kept(next, row) ? std::move(made[next].json) : Json::parse(row.payload);
           row.payload.clear();
           const int target = row.target_shard;
           group.held_deliveries[target].push_back(HeldJob{std::move(row), std::move(payload)});
@@ -423,10 +427,7 @@ int64_t DrainCreated(Context& ctx) {
         group.Hold(group.deferred, created[next]);
         continue;
       }
-      // The document this request encoded the job from, when the row is still its text (as
-      // for a held delivery above): the batch then does not parse it again.
-      auto& made = ctx.created_payloads();
-      if (next < made.size() && made[next].text == row.payload)
+      if (kept(next, row))  // the batch then does not parse it again
         parsed.emplace(std::make_pair(row.source_shard, row.local_id), std::move(made[next].json));
       own.push_back(std::move(row));
     }

@@ -6,8 +6,6 @@
 // the common ops twice through the op table on one ShardSet, in each feed mode, and requires
 // that the second round, with other users and messages, re-prepared no statement the
 // shards had cached.
-#include <sqlite3.h>
-
 #include <map>
 #include <string>
 
@@ -25,20 +23,9 @@ using test::ClusterOptions;
 using test::IdOf;
 
 // Every statement the shards have cached, by its text: how many times it was re-prepared.
-// Not the pragmas: SQLite prepares a PRAGMA synchronous again at every step, whatever is
-// bound (Shard::UseSync runs one when a transaction's durability differs from the last one's:
-// 99 re-prepares in 100 runs, in a C check), which is no plan that a bind changes.
 std::map<std::string, int> Reprepared(ShardSet& set, int shards) {
   std::map<std::string, int> out;
-  for (int i = 0; i < shards; ++i) {
-    sqlite3* db = set.At(i).db();
-    for (sqlite3_stmt* s = sqlite3_next_stmt(db, nullptr); s != nullptr;
-         s = sqlite3_next_stmt(db, s)) {
-      const std::string sql = sqlite3_sql(s);
-      if (sql.rfind("PRAGMA ", 0) == 0) continue;
-      out[sql] += sqlite3_stmt_status(s, SQLITE_STMTSTATUS_REPREPARE, 0);
-    }
-  }
+  for (int i = 0; i < shards; ++i) test::AddReprepared(set.At(i).db(), &out);
   return out;
 }
 

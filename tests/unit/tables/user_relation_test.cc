@@ -1,8 +1,6 @@
 // tables/user_relation.cc: merged follow storage, (A, B, 1) and (B, A, 0).
 #include "tables/user_relation.h"
 
-#include <sqlite3.h>
-
 #include <map>
 #include <string>
 
@@ -96,9 +94,7 @@ TEST_CASE("user_relation: no statement is re-prepared at a new bind (partial ind
   // re-prepares the statements it used before: that is not a bind).
   auto counts = [&] {
     std::map<std::string, int> out;
-    for (sqlite3_stmt* s = sqlite3_next_stmt(shard->db(), nullptr); s != nullptr;
-         s = sqlite3_next_stmt(shard->db(), s))
-      out[sqlite3_sql(s)] += sqlite3_stmt_status(s, SQLITE_STMTSTATUS_REPREPARE, 0);
+    test::AddReprepared(shard->db(), &out);
     return out;
   };
   round(1);  // every statement prepared and cached
