@@ -160,10 +160,19 @@ void EnqueueFanOut(Context& ctx, Shard& shard, const MsgRow& msg) {
   // A small fan-out (every hybrid one: the active list is short) is expanded right here, in
   // the post's transaction: the fan list is on this shard, so this saves the fanout job's
   // own transaction. A large one (tiered) is a job, so the post commits quickly.
-  if (feed.FanOutInPost(author->fans_count))
-    ApplyFanOut(ctx, shard, job);
-  else
+  if (!feed.FanOutInPost(author->fans_count)) {
     Enqueue(ctx, shard, shard.index(), job);
+    return;
+  }
+  // In a server that holds deliveries, those to other shards are held as parts of this
+  // fan-out, and its fanout job is written instead of theirs, to stay pending until they are
+  // applied and synced (jobs/jobs.cc, "held fan-outs"): a crash before then replays it.
+  Context::FanOutParts scope(ctx, true);
+  ApplyFanOut(ctx, shard, job);
+  std::vector<HeldJob> parts = ctx.TakeFanOutParts();
+  if (parts.empty()) return;
+  Enqueue(ctx, shard, shard.index(), job);
+  ctx.BindFanOutParts(std::move(parts));
 }
 
 void EnqueuePurge(Context& ctx, Shard& shard, const MsgRow& msg) {
@@ -194,6 +203,8 @@ void ApplyFanOut(Context& ctx, Shard& shard, const FanOutJob& p) {
     DeliverJob job{p.author, p.msg_id, p.time, std::move(users), std::nullopt, tiered, {}};
     if (target == shard.index())
       ApplyDeliver(ctx, shard, job);
+    else if (ctx.HoldsFanOutParts())  // a held fan-out's part (EnqueueFanOut)
+      ctx.HoldFanOutPart(shard, target, DeliverJob::kKind, job.Encode());
     else
       Enqueue(ctx, shard, target, job);
   }

@@ -18,6 +18,17 @@ void Context::Enqueue(Shard& source, int target, const char* kind, Json payload)
   created_payloads_.push_back({std::move(text), std::move(payload)});
 }
 
+void Context::HoldFanOutPart(Shard& source, int target, const char* kind, Json payload) {
+  HeldJob part;
+  part.row.source_shard = source.index();  // local_id: the fanout job's, once it has one
+  part.row.target_shard = target;
+  part.row.kind = kind;
+  part.row.created = now();
+  part.payload = std::move(payload);
+  part.part = true;
+  parts_.push_back(std::move(part));
+}
+
 void Context::Settle() {
   if (drain_) Drain(DrainCreated);
 }
@@ -48,6 +59,7 @@ void Context::LeftPending(const std::exception& cause) {
   }
   created_.clear();
   created_payloads_.clear();
+  bound_parts_.clear();
   warnings_.push_back("the write is committed, but " +
                       (pending > 0 ? std::to_string(pending) + " outbox job(s) are"
                                    : std::string("outbox jobs are")) +

@@ -37,13 +37,23 @@ struct JobRef {
 struct HeldJob {
   JobRow row;    // its outbox row, without the payload's text
   Json payload;  // the payload, parsed
+  // A part of a held fan-out (jobs.cc, "held fan-outs"): a delivery with no outbox row of
+  // its own. row.source_shard and row.local_id then name the fanout job that stays pending
+  // for it, and row.target_shard its target.
+  bool part = false;
 };
 
 // Jobs this process applied in transactions committed without an fsync (jobs.cc, "group
 // commit"): still pending in their source outboxes until their targets' WALs are synced.
 struct UnsyncedJobs {
   std::map<std::pair<int, int64_t>, int> jobs;  // (source shard, local id) -> target shard
-  bool empty() const { return jobs.empty(); }
+  // The targets of the parts of held fan-outs applied since the last sync (their fanout
+  // jobs are in jobs once their last part is applied, with that part's target).
+  std::set<int> part_targets;
+  // Jobs and parts applied since the last sync, a held fan-out's own job not counted (its
+  // parts are): what group commit's limit counts.
+  size_t applied = 0;
+  bool empty() const { return jobs.empty() && part_targets.empty(); }
   bool count(int source, int64_t id) const { return jobs.count({source, id}) > 0; }
   // How many of source's jobs below `below` are here.
   int64_t CountBelow(int source, int64_t below) const {
@@ -102,6 +112,9 @@ struct GroupCommit {
     for (const JobRef& ref : refs) held.erase({ref.shard, ref.local_id});
   }
   bool Held(int source, int64_t id) const { return held.count({source, id}) > 0; }
+  // The held fan-outs (jobs.cc): (source shard, local id) of each one's fanout job, which
+  // is in held meanwhile -> how many of its parts are not applied yet.
+  std::map<std::pair<int, int64_t>, size_t> open_fan_outs;
   int64_t HeldBelow(int source, int64_t below) const {
     return std::distance(held.lower_bound({source, 0}), held.lower_bound({source, below}));
   }
@@ -143,6 +156,44 @@ class Context {
     Json json;
   };
   std::vector<CreatedPayload>& created_payloads() { return created_payloads_; }
+
+  // Held fan-outs (jobs.cc). While a FanOutParts is in scope, in a server that holds
+  // deliveries (GroupCommit::defer_merged), a fan-out may hold its deliveries to other
+  // shards here as parts (HoldFanOutPart) instead of writing a deliver job for each; the
+  // caller then takes them (TakeFanOutParts) and keeps one fanout job pending for them.
+  class FanOutParts {
+   public:
+    FanOutParts(Context& ctx, bool allow) : ctx_(ctx), was_(ctx.parts_allowed_) {
+      ctx_.parts_allowed_ = allow && ctx_.group_commit_->defer_merged;
+      outer_.swap(ctx_.parts_);  // a job's handler may post (flows/message_write.cc)
+    }
+    ~FanOutParts() {  // parts not taken are dropped: the transaction failed
+      ctx_.parts_allowed_ = was_;
+      ctx_.parts_.swap(outer_);
+    }
+    FanOutParts(const FanOutParts&) = delete;
+    FanOutParts& operator=(const FanOutParts&) = delete;
+
+   private:
+    Context& ctx_;
+    bool was_;
+    std::vector<HeldJob> outer_;
+  };
+  bool HoldsFanOutParts() const { return parts_allowed_; }
+  void HoldFanOutPart(Shard& source, int target, const char* kind, Json payload);
+  bool HasFanOutParts() const { return !parts_.empty(); }
+  std::vector<HeldJob> TakeFanOutParts() {
+    std::vector<HeldJob> parts;
+    parts.swap(parts_);
+    return parts;
+  }
+  // Binds parts to the job this request created last (its fanout job, in the same
+  // transaction): DrainCreated holds them once it finds that job's row committed.
+  void BindFanOutParts(std::vector<HeldJob> parts) {
+    bound_parts_[created_.size() - 1] = std::move(parts);
+  }
+  // Index in created_jobs() -> the parts bound to that job.
+  std::map<size_t, std::vector<HeldJob>>& bound_fan_out_parts() { return bound_parts_; }
   // Applies the jobs this request created, unless --async asked not to (SPEC §5). A flow
   // calls it once its own transaction has committed, so it does not fail: the write is
   // done. When applying a job fails (a target shard missing, the disk full), what is left
@@ -239,7 +290,10 @@ class Context {
   GroupCommit own_group_commit_;
   GroupCommit* group_commit_ = &own_group_commit_;
   std::vector<JobRef> created_;
-  std::vector<CreatedPayload> created_payloads_;  // one per created_ entry
+  std::vector<CreatedPayload> created_payloads_;        // one per created_ entry
+  bool parts_allowed_ = false;                          // FanOutParts
+  std::vector<HeldJob> parts_;                          // HoldFanOutPart, not yet taken
+  std::map<size_t, std::vector<HeldJob>> bound_parts_;  // BindFanOutParts
   bool drain_ = true;
   JobTransport* transport_ = nullptr;
   CounterCache* counter_cache_ = nullptr;

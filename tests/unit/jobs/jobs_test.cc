@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "flows/flows.h"
 #include "jobs/context.h"
 #include "storage/shard_set.h"
@@ -427,6 +429,9 @@ int64_t PendingOfKind(Cluster& c, const std::string& kind) {
   return n;
 }
 int64_t PendingOnAll(Cluster& c) { return PendingOfKind(c, "deliver"); }
+// A server holds a fan-out's deliveries to other shards as parts of its fanout job, which
+// stays pending until they are applied and synced (jobs.cc, "held fan-outs").
+int64_t HeldFanOuts(Cluster& c) { return PendingOfKind(c, "fanout"); }
 
 // alice on shard 1, and a fan on each of the other shards (and one on hers).
 std::vector<int64_t> FansOnEveryShard(Cluster& c, int64_t* alice) {
@@ -448,9 +453,12 @@ TEST_CASE("jobs: group commit shows deliveries at once and marks their jobs done
   REQUIRE(PendingOnAll(c) == 0);  // follows are not deferred: their jobs are not deliveries
   int64_t first = c.Post(alice, "one"), second = c.Post(alice, "two");
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{second, first});
-  // The deliveries to the three other shards wait for their sync: two posts, three jobs each.
-  CHECK(PendingOnAll(c) == 6);
+  // The deliveries to the three other shards wait for their sync: two posts, three each,
+  // held as parts of the posts' fanout jobs, with no deliver job of their own.
+  CHECK(HeldFanOuts(c) == 2);
+  CHECK(PendingOnAll(c) == 0);
   c.executor().Idle();
+  CHECK(HeldFanOuts(c) == 0);
   CHECK(PendingOnAll(c) == 0);
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{second, first});
   Json report = c.Fsck();
@@ -474,7 +482,8 @@ TEST_CASE("jobs: a server holds deliveries back, reads them from memory, applies
   int64_t alice = 0;
   std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
   int64_t one = c.Post(alice, "one"), two = c.Post(alice, "two");
-  CHECK(PendingOnAll(c) == 6);  // held: two posts, three other shards
+  CHECK(HeldFanOuts(c) == 2);  // held: two posts, three other shards each
+  CHECK(PendingOnAll(c) == 0);
   for (int64_t fan : fans) {
     // On disk only the fan on alice's shard has them (the post's own transaction).
     CHECK(InboxRowsOnDisk(c, fan) == (fan % 4 == alice % 4 ? 2 : 0));
@@ -488,7 +497,7 @@ TEST_CASE("jobs: a server holds deliveries back, reads them from memory, applies
   CHECK(c.TimelineIds(gone).empty());
   // An op that does not keep them held (user list) applies them first, without the sync.
   c.Run("user_list");
-  CHECK(PendingOnAll(c) == 9);  // applied, waiting for their sync
+  CHECK(HeldFanOuts(c) == 3);  // applied, waiting for their sync
   for (int64_t fan : fans)
     if (fan != gone) {
       CHECK(InboxRowsOnDisk(c, fan) == 3);
@@ -496,6 +505,7 @@ TEST_CASE("jobs: a server holds deliveries back, reads them from memory, applies
     }
   CHECK(InboxRowsOnDisk(c, gone) == 0);
   c.executor().Idle();
+  CHECK(HeldFanOuts(c) == 0);
   CHECK(PendingOnAll(c) == 0);
   CHECK(c.TimelineIds(gone).empty());
   Json report = c.Fsck();
@@ -540,11 +550,11 @@ TEST_CASE("jobs: held deliveries check their readers against the fan list their 
     // (user list) checks their readers against the list the post's fan-out read, in memory.
     auto server = open(1000);
     CHECK(FanRowChecks(*server, Request{"post", post}) == 0);
-    CHECK(PendingOnAll(c) == 3);
+    CHECK(HeldFanOuts(c) == 1);
     CHECK(FanRowChecks(*server, Request{"user_list", Json::object()}) == 0);
     server->Idle();
   }
-  CHECK(PendingOnAll(c) == 0);
+  CHECK(HeldFanOuts(c) == 0);
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan).size() == 1);
   // Deliveries left pending by a process that is gone are checked on the author's shard:
   // one statement per target shard.
@@ -567,25 +577,27 @@ TEST_CASE("jobs: held deliveries are applied from their held copies, again witho
   auto open = [&](int group_commit) { return OpenExplained(c, group_commit); };
   auto server = open(1000);
   REQUIRE(server->Execute({"post", Json{{"user", alice}, {"content", "one"}}}).ok());
-  REQUIRE(PendingOnAll(c) == 3);
+  REQUIRE(HeldFanOuts(c) == 1);
   // The op that applies them reads no job row from an outbox: what it applies is the copy
   // held since the post, payload included.
   REQUIRE(server->Execute({"user_list", Json::object()}).ok());
   CHECK(ExplainLines(*server, "INSERT OR IGNORE INTO msg_index") == 3);
   CHECK(ExplainLines(*server, "payload, created, state FROM outbox") == 0);
   server->Idle();
-  CHECK(PendingOnAll(c) == 0);
+  CHECK(HeldFanOuts(c) == 0);
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan).size() == 1);
-  // A drain by another process applies held jobs first, and a reader unfollows: the
-  // server's copies, plain deliveries (idempotent by themselves: no job_applied mark),
-  // are applied again and add nothing, not even the unfollowed author's post.
+  // A drain by another process applies the held fan-out's job first (the whole fan-out,
+  // with deliver jobs of its own), and a reader unfollows: the server's parts, plain
+  // deliveries (idempotent by themselves: no job_applied mark), are applied again and add
+  // nothing, not even the unfollowed author's post.
   int64_t quitter = 0;  // a fan on another shard than alice's: its delivery is held
   for (int64_t fan : fans)
     if (fan % 4 != alice % 4) quitter = fan;
   REQUIRE(quitter != 0);
   REQUIRE(server->Execute({"post", Json{{"user", alice}, {"content", "two"}}}).ok());
-  REQUIRE(PendingOnAll(c) == 3);
+  REQUIRE(HeldFanOuts(c) == 1);
   REQUIRE(open(0)->Execute({"drain", Json::object()}).ok());
+  CHECK(HeldFanOuts(c) == 0);
   CHECK(PendingOnAll(c) == 0);
   const std::vector<int64_t> quitter_had = c.TimelineIds(quitter);
   REQUIRE(c.executor().Execute({"unfollow", Json{{"user", quitter}, {"target", alice}}}).ok());
@@ -610,10 +622,12 @@ TEST_CASE("jobs: group commit defers tiered deliveries too, and marks them done 
   std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
   int64_t post = c.Post(alice, "one");
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{post});
-  // The fanout job itself (it makes jobs for other shards) is synced and done; the tiered
-  // deliver jobs to the three other shards (writes to their target only) wait for the sync.
-  CHECK(PendingOnAll(c) == 3);
+  // The fanout job holds its tiered deliveries to the three other shards as parts, and stays
+  // pending until they are applied and synced; no deliver job is written for them.
+  CHECK(HeldFanOuts(c) == 1);
+  CHECK(PendingOnAll(c) == 0);
   c.executor().Idle();
+  CHECK(HeldFanOuts(c) == 0);
   CHECK(PendingOnAll(c) == 0);
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{post});
   Json report = c.Fsck();
@@ -630,19 +644,32 @@ TEST_CASE(
   int64_t alice = 0;
   std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
   std::vector<int64_t> posts;
+  // Each post's deliveries to the three other shards are held as parts of its fanout job;
+  // on disk, the fans' inbox rows (alice's shard's fan has each post's from its own
+  // transaction).
+  auto on_disk = [&] {
+    std::vector<int64_t> rows;
+    for (int64_t fan : fans) rows.push_back(InboxRowsOnDisk(c, fan));
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
   posts.insert(posts.begin(), c.Post(alice, "one"));
-  CHECK(PendingOnAll(c) == 3);  // held: one delivery to each other shard
-  // 6 >= 5 held: the first target's two are applied, in one transaction; they stay pending
-  // until the sync, the other four stay held.
+  CHECK(HeldFanOuts(c) == 1);  // held: one delivery to each other shard
+  CHECK(on_disk() == std::vector<int64_t>{0, 0, 0, 1});
+  // 6 >= 5 held: the first target's two are applied, in one transaction; the other four
+  // stay held.
   posts.insert(posts.begin(), c.Post(alice, "two"));
-  CHECK(PendingOnAll(c) == 6);
-  // 7 held (1, 3, 3): the next target's three are applied; 5 applied and unsynced >= 5:
-  // synced and done. The first target's third and the last target's three stay held.
+  CHECK(on_disk() == std::vector<int64_t>{0, 0, 2, 2});
+  // 7 held (1, 3, 3): the next target's three are applied (5 applied: synced). No post
+  // has all its parts applied yet: the three fanout jobs stay pending.
   posts.insert(posts.begin(), c.Post(alice, "three"));
-  CHECK(PendingOnAll(c) == 4);
+  CHECK(on_disk() == std::vector<int64_t>{0, 2, 3, 3});
+  CHECK(HeldFanOuts(c) == 3);
+  CHECK(PendingOnAll(c) == 0);
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == posts);
   Json drained = c.Run("drain");
   CHECK(drained.at("pending") == 0);
+  CHECK(HeldFanOuts(c) == 0);
   CHECK(PendingOnAll(c) == 0);
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == posts);
 }
@@ -675,11 +702,14 @@ TEST_CASE(
   REQUIRE(waitpid(child, &status, 0) == child);
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
-  CHECK(PendingOnAll(c) == 9);                   // applied, never marked done
+  CHECK(HeldFanOuts(c) == 3);                    // applied, never marked done
+  CHECK(PendingOnAll(c) == 0);                   // parts: no deliver job of their own
   CHECK(PendingOfKind(c, "search_index") == 3);  // held back to index together, never applied
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan).size() == 3);
   Json drained = c.Run("drain");
-  CHECK(drained.at("applied") == 12);  // applied again: the inbox key keeps one row each
+  // Each fan-out made again, with a deliver job per other shard (3 + 9), and the search
+  // jobs: the inbox key keeps one row each.
+  CHECK(drained.at("applied") == 15);
   CHECK(drained.at("pending") == 0);
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan).size() == 3);
   Json report = c.Fsck();
