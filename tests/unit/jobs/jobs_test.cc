@@ -678,6 +678,10 @@ TEST_CASE(
     "jobs: a process that dies before its group commit loses nothing and duplicates nothing") {
   ClusterOptions options{4, "push"};
   Cluster c(options);
+  // The fan-out in the post's transaction, or as a fanout job with tiers (the star's path):
+  // either way its deliveries to other shards are held as parts of the fanout job.
+  const bool as_job = GENERATE(false, true);
+  if (as_job) EveryFanOutAJob(c);
   int64_t alice = 0;
   std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
   std::string dir = c.dir();
@@ -702,16 +706,29 @@ TEST_CASE(
   REQUIRE(waitpid(child, &status, 0) == child);
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
-  CHECK(HeldFanOuts(c) == 3);                    // applied, never marked done
+  CHECK(HeldFanOuts(c) == 3);  // applied, never marked done
+  {
+    // Nor marked applied on alice's shard (a fanout job applied as a job): else the drain
+    // below would skip it, and a power cut could have lost its unsynced deliveries.
+    RawDb db(c.ShardPath(static_cast<int>(alice % 4)));
+    CHECK(db.Int("SELECT count(*) FROM job_applied WHERE job_id IN (SELECT ((" +
+                 std::to_string(alice % 4) +
+                 ") << 40) | job_id FROM outbox WHERE kind = 'fanout')") == 0);
+  }
   CHECK(PendingOnAll(c) == 0);                   // parts: no deliver job of their own
   CHECK(PendingOfKind(c, "search_index") == 3);  // held back to index together, never applied
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan).size() == 3);
   Json drained = c.Run("drain");
   // Each fan-out made again, with a deliver job per other shard (3 + 9), and the search
-  // jobs: the inbox key keeps one row each.
-  CHECK(drained.at("applied") == 15);
+  // jobs (and with tiers, the later tiers' jobs): the inbox key keeps one row each.
+  if (!as_job) CHECK(drained.at("applied") == 15);
+  CHECK(drained.at("applied") >= 15);
   CHECK(drained.at("pending") == 0);
-  for (int64_t fan : fans) CHECK(c.TimelineIds(fan).size() == 3);
+  CHECK(HeldFanOuts(c) == 0);
+  for (int64_t fan : fans) {
+    CHECK(c.TimelineIds(fan).size() == 3);
+    CHECK(InboxRowsOnDisk(c, fan) == 3);
+  }
   Json report = c.Fsck();
   INFO(report.dump());
   CHECK(report.at("ok") == true);
