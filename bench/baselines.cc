@@ -164,7 +164,7 @@ void Count(BaselineRun* r, size_t rows, bool full) {
 
 // How many deliveries a group-committing process holds back before it applies them
 // together (jobs/jobs.h, kMaxHeldDeliveries; never more than its group commit).
-constexpr int64_t kHeldDeliveries = 256;
+constexpr int64_t kHeldDeliveries = 1024;
 
 // The transactions of a push fan-out, post by post. group_commit < 0: each with its fsync
 // (one txn per post); else the commits to other shards wait for a WAL sync, made once a

@@ -11,7 +11,7 @@
 //                     0), one sync of each of those shards' WALs, and one more at the end —
 //                     what jobs/jobs.cc's group commit does; and as a group-committing
 //                     process holds deliveries back (GroupCommit::held_deliveries), the
-//                     other shards' fans of many posts (256 jobs' worth, at most
+//                     other shards' fans of many posts (1024 jobs' worth, at most
 //                     group_commit) in one transaction per shard. One file per shard.
 //   one txn per post  the same transactions, each with its own fsync: what a design that
 //                     makes every delivery durable at once costs (the shape the bench used

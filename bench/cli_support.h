@@ -19,7 +19,7 @@ struct ClusterFlags {
   std::string threshold = "auto";    // or a number of fans
   std::string active_list = "auto";  // or a number of fans per list
   int64_t inbox_cap = 0;
-  int group_commit = 256;  // as weibod's --group-commit default
+  int group_commit = 1024;  // as weibod's --group-commit default
   bool durable_setup = false;
   std::string durability = "full";  // of the clusters (and the Retwis peer's Redis)
   // Message sharding of the clusters (weibo-init --strategy), or "all": the strategies

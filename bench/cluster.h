@@ -19,7 +19,7 @@ struct ClusterOptions {
   // The embedded executor's group commit (EmbeddedOptions::group_commit: deliveries whose
   // done marks wait for one shared sync), as a long-running weibod has it; 0: every post
   // syncs its own deliveries.
-  int group_commit = 256;
+  int group_commit = 1024;
   std::string durability = "full";  // cluster.json's durability: full | normal (weibo-init(1))
   std::string strategy = "gene";    // message sharding (weibo-init --strategy)
 };

@@ -303,27 +303,28 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {
 // Judged as ApplyDeliver will judge them, but for what the page checks anyway (a message
 // deleted since is skipped when the page resolves it): the reader must be among the job's
 // users (any tier) and still follow the author (an unfollow's undelivery may have run
-// already, and the delivery will re-check the follow). Few: a server holds at most
-// kMaxHeldDeliveries, of every target.
+// already, and the delivery will re-check the follow). Looked up by reader in the index
+// of the target's held deliveries (GroupCommit::held_readers), first extended over the
+// jobs held since the last read: each held job is decoded once, not at every read.
 std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader) {
-  auto& held = ctx.group_commit().held_deliveries;
-  auto it = held.find(own.index());
-  if (it == held.end()) return {};
-  auto holds = [reader](const Json& list) {
-    for (const Json& user : list)
-      if (user.get<int64_t>() == reader) return true;
-    return false;
-  };
+  GroupCommit& group = ctx.group_commit();
+  auto it = group.held_deliveries.find(own.index());
+  if (it == group.held_deliveries.end()) return {};
+  GroupCommit::HeldReaders& index = group.held_readers[own.index()];
+  for (; index.indexed < it->second.size(); ++index.indexed) {
+    const DeliverJob d = DeliverJob::Decode(it->second[index.indexed].payload);
+    for (const std::vector<int64_t>* users : {&d.users, &d.later})
+      for (int64_t user : *users) index.of[user].emplace_back(d.msg_id, d.author);
+  }
+  auto mine = index.of.find(reader);
+  if (mine == index.of.end()) return {};
   std::vector<int64_t> ids;
   std::map<int64_t, bool> follows;  // author -> whether reader follows
-  for (const HeldJob& job : it->second) {
-    const Json& p = job.payload;
-    if (!holds(p.at("users")) && !(p.contains("later") && holds(p.at("later")))) continue;
-    DeliverJob d = DeliverJob::Decode(p);
-    auto f = follows.find(d.author);
+  for (const auto& [msg_id, author] : mine->second) {
+    auto f = follows.find(author);
     if (f == follows.end())
-      f = follows.emplace(d.author, HasRelation(own, reader, d.author, kFollowing)).first;
-    if (f->second) ids.push_back(d.msg_id);
+      f = follows.emplace(author, HasRelation(own, reader, author, kFollowing)).first;
+    if (f->second) ids.push_back(msg_id);
   }
   std::sort(ids.rbegin(), ids.rend());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());

@@ -12,6 +12,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "storage/clock.h"
@@ -92,6 +94,16 @@ struct GroupCommit {
   // here reads them from here.
   std::map<int, std::vector<HeldJob>> held_deliveries;
   size_t held_delivery_count = 0;
+  // Per target, its held deliveries by reader: reader -> (message, author) of each, for the
+  // home reads served meanwhile (flows/fanout.cc, HeldInboxIds, which extends it over the
+  // jobs held since it last looked: `indexed` of held_deliveries[target] are in it). A read
+  // then looks up its reader instead of going through every held job. Dropped with the
+  // target's held list when that is applied.
+  struct HeldReaders {
+    size_t indexed = 0;
+    std::unordered_map<int64_t, std::vector<std::pair<int64_t, int64_t>>> of;
+  };
+  std::map<int, HeldReaders> held_readers;
   // The target whose held deliveries were applied last for being over the limit: the next
   // one is the first held target after it, round the shards (NextHeldTarget).
   int last_held_target = -1;

@@ -589,11 +589,13 @@ int64_t ApplyHeldDeliveries(Context& ctx, int target) {
   if (target < 0) {
     for (auto& [t, list] : group.held_deliveries) take(list);
     group.held_deliveries.clear();
+    group.held_readers.clear();
   } else {
     auto it = group.held_deliveries.find(target);
     if (it == group.held_deliveries.end()) return 0;
     take(it->second);
     group.held_deliveries.erase(it);
+    group.held_readers.erase(target);
   }
   if (rows.empty()) return 0;
   group.held_delivery_count -= rows.size();

@@ -25,7 +25,7 @@ struct DaemonOptions {
   // Group commit (EmbeddedOptions::group_commit): deliveries to other shards whose done
   // marks wait for one shared sync of each shard; synced when this many have gathered,
   // when no request has come for a few milliseconds, and at least every 50 ms. 0: none.
-  size_t group_commit = 256;
+  size_t group_commit = 1024;
   // Hot counters (EmbeddedOptions::counter_cache, weibod --counter-cache): the live
   // counters of this many recently read messages kept in memory for weibo-count; 0: none.
   size_t counter_cache = 100000;
