@@ -495,6 +495,13 @@ TEST_CASE("jobs: a server holds deliveries back, reads them from memory, applies
   int64_t gone = fans[0] % 4 != alice % 4 ? fans[0] : fans[1];
   c.Unfollow(gone, alice);
   CHECK(c.TimelineIds(gone).empty());
+  // The others read the third post from memory too: the index of held deliveries by
+  // reader that the reads above built (GroupCommit::held_readers) has been extended.
+  for (int64_t fan : fans)
+    if (fan != gone && fan % 4 != alice % 4) {
+      CHECK(InboxRowsOnDisk(c, fan) == 0);
+      CHECK(c.TimelineIds(fan) == std::vector<int64_t>{three, two, one});
+    }
   // An op that does not keep them held (user list) applies them first, without the sync.
   c.Run("user_list");
   CHECK(HeldFanOuts(c) == 3);  // applied, waiting for their sync
