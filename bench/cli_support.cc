@@ -41,7 +41,7 @@ std::vector<CLI::Option*> AddClusterOptions(CLI::App* app, ClusterFlags* flags) 
                       "hybrid: fans from which an author is pulled, or auto (top 1%)")
           ->capture_default_str(),
       app->add_option("--active-list", flags->active_list,
-                      "hybrid: fans on each author's active list, or auto (threshold / 10)")
+                      "hybrid: fans on each author's active list, or auto (the threshold)")
           ->capture_default_str(),
       app->add_option("--inbox-cap", flags->inbox_cap, "push inbox rows kept per user (0: default)")
           ->capture_default_str(),
@@ -107,12 +107,11 @@ Status ResolveCluster(const ClusterFlags& flags, const TraceModel& model, Cluste
     return Status(
         Code::kInvalidArgument,
         "--celebrity-threshold must be auto or a positive number, not '" + flags.threshold + "'");
-  // The library's defaults pair a threshold of 10000 fans with lists of 1000: an author just
-  // below the threshold pushes to its tenth most recently active fans. auto keeps that ratio
-  // for the threshold in use, so the active list is a real cut at bench sizes too (a list
-  // of 1000 would hold every fan of every pushed author and cut nothing).
+  // The library's defaults pair a threshold of 10000 fans with lists of 10000: a pushed
+  // author (below the threshold) can list every fan who reads, and a fan who does not read
+  // is not listed (weibo(7), THE HYBRID'S DEFAULTS). auto keeps that for the threshold in use.
   if (flags.active_list == "auto")
-    options->active_list = std::max<int64_t>(1, (options->celebrity_threshold + 9) / 10);
+    options->active_list = options->celebrity_threshold;
   else if (!ParseCount(flags.active_list, &options->active_list))
     return Status(Code::kInvalidArgument, "--active-list must be auto or a positive number, not '" +
                                               flags.active_list + "'");

@@ -224,7 +224,7 @@ void PrintBench(std::ostream& out, const RunInfo& info, const TraceModel& model,
     out << "\ncluster: " << info.cluster.shards << " shards, celebrity threshold "
         << info.cluster.celebrity_threshold
         << (info.threshold_auto ? " fans (auto: top 1%)" : " fans") << ", active list "
-        << info.cluster.active_list << (info.active_list_auto ? " (auto: threshold / 10)" : "")
+        << info.cluster.active_list << (info.active_list_auto ? " (auto: the threshold)" : "")
         << ", inbox cap "
         << (info.cluster.inbox_cap != 0 ? std::to_string(info.cluster.inbox_cap)
                                         : std::string("default"))

@@ -7,14 +7,23 @@
 // most of the time. Push tiers (flows/fanout.cc) order deliveries by last_active.
 //
 // hybrid: a non-celebrity author pushes only to the followers on its active list
-// (active_fan, a fixed-length LRU list of active_list entries on the author's shard). A
-// reader joins the lists of everyone they follow:
-//   - on follow: fan_add (flows/follow.cc) joins the new fan in the same transaction that
-//     adds the fan row;
-//   - when reading their home timeline after kActiveWindowMs without a join
-//     (user_info.lists_touched): the page is built first — by pull for every author whose
-//     list does not hold the reader — then one active_join job per followee shard puts
-//     the reader at the head of each list again.
+// (active_fan, a fixed-length LRU list of active_list entries on the author's shard). Who
+// is active is who reads: a reader joins the lists of everyone they follow
+//   - when reading their home timeline and not having joined within kActiveWindowMs
+//     (user_info.lists_touched; never, for a user's first read — ReadsHome): the page is
+//     built first, by pull for every author whose list does not hold the reader, then one
+//     active_join job per followee shard puts the reader at the head of each list again;
+//   - on follow, if they read (ReadsHome): fan_add (flows/follow.cc) joins the new fan in
+//     the same transaction that adds the fan row. A user who follows and never reads is on
+//     no list, and costs a post nothing; their first read pulls, then joins.
+// The default list is as long as the celebrity threshold, so a pushed author (fewer fans
+// than the threshold) can list every fan who reads: the saving is the fans who do not read,
+// and the celebrities, who are pulled (weibo(7), THE HYBRID'S DEFAULTS).
+// An author who reaches the threshold is marked pulled and its list emptied in the same
+// transaction, each listed reader sent an active_drop (BecomePulled), and a later
+// active_merge for a pulled author records nothing: a reader's active_on never names a
+// pulled author for longer than a drop takes to arrive, so a home read trusts it and reads
+// no author's row to classify its followees (flows/timeline.cc).
 // A join runs on the author's shard (active_join): it touches the LRU entry, snapshots the
 // author's newest posts (up to inbox_cap, above the reader's inbox floor) and sends them
 // back as active_merge, which delivers them and records active_on in one transaction on the
@@ -41,9 +50,20 @@ ActivityDue ActivityOf(Context& ctx, const UserRow& user) {
   ActivityDue due;
   int64_t now = ctx.now();
   due.touch = now - user.last_active >= kActivityGrainMs;
-  due.rejoin = FeedPolicy(ctx).UsesActiveLists() &&
-               now - std::max(user.lists_touched, user.created) >= kActiveWindowMs;
+  due.rejoin = FeedPolicy(ctx).UsesActiveLists() && !ReadsHome(user, now);
   return due;
+}
+
+bool ReadsHome(const UserRow& user, int64_t now) {
+  return user.lists_touched > 0 && now - user.lists_touched < kActiveWindowMs;
+}
+
+void BecomePulled(Context& ctx, Shard& author_shard, int64_t author) {
+  if (!MarkPulledFrom(author_shard, author, ctx.config().celebrity_threshold)) return;
+  if (!FeedPolicy(ctx).UsesActiveLists()) return;
+  for (const ActiveEntry& e : TakeActiveFans(author_shard, author))
+    Enqueue(ctx, author_shard, static_cast<int>(e.fan % ctx.shards().count()),
+            ActiveDropJob{e.fan, author, 0});
 }
 
 void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue& due) {
@@ -102,8 +122,12 @@ void ApplyActiveJoin(Context& ctx, Shard& target, const ActiveJoinJob& p) {
 void ApplyActiveMerge(Context& ctx, Shard& target, const ActiveMergeJob& p) {
   for (const ActiveMergeEntry& entry : p.entries) {
     if (!HasRelation(target, p.user, entry.author, kFollowing)) continue;  // unfollowed meanwhile
-    if (!HasRelation(ctx.shards().ForUser(entry.author), entry.author, p.user, kFan))
-      continue;  // no fan row
+    Shard& author_shard = ctx.shards().ForUser(entry.author);
+    if (!HasRelation(author_shard, entry.author, p.user, kFan)) continue;  // no fan row
+    // Pulled since the join: BecomePulled's drop may already have been applied, and a
+    // reader's active_on must never name a pulled author (flows/timeline.cc trusts it).
+    auto author = GetUser(author_shard, entry.author);
+    if (!author || !FeedPolicy(ctx).PushesAuthor(*author)) continue;
     if (entry.floor) RaiseInboxFloor(target, p.user, *entry.floor);
     MergeIntoInbox(ctx, target, p.user, entry.author, entry.items);
     SetActiveOn(target, p.user, entry.author, entry.seq);

@@ -155,7 +155,14 @@ bool ScanFollowers(Context& ctx, const DeliverJob& job, const std::vector<int64_
 void EnqueueFanOut(Context& ctx, Shard& shard, const MsgRow& msg) {
   auto author = GetUser(shard, msg.user_id);
   FeedPolicy feed(ctx);
-  if (!author || !feed.PushesAuthor(*author) || author->fans_count == 0) return;
+  if (!author) return;
+  if (!feed.PushesAuthor(*author)) {
+    // At the threshold but not marked: the threshold was lowered since the last follow.
+    // Marking now takes the author off its readers' active_on (flows/active.cc).
+    if (feed.UsesActiveLists() && !author->pulled) BecomePulled(ctx, shard, msg.user_id);
+    return;
+  }
+  if (author->fans_count == 0) return;
   FanOutJob job{msg.user_id, msg.id, msg.time};
   // A small fan-out (every hybrid one: the active list is short) is expanded right here, in
   // the post's transaction: the fan list is on this shard, so this saves the fanout job's

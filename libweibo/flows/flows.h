@@ -110,6 +110,17 @@ struct ActivityDue {
   bool any() const { return touch || rejoin; }
 };
 ActivityDue ActivityOf(Context& ctx, const UserRow& user);
+// Whether user has read their home timeline (and so joined their followees' active lists)
+// within kActiveWindowMs: the reader a hybrid author pushes to. A follow joins the new
+// followee's list only for such a user.
+bool ReadsHome(const UserRow& user, int64_t now);
+// fan_add's join flag for a follow by fan (read on fan's shard): ReadsHome, or true outside
+// hybrid (where there are no lists to join).
+bool JoinsOnFollow(Context& ctx, Shard& shard, int64_t fan);
+// On the author's shard, in a write transaction: marks the author pulled once at the
+// threshold and, the first time, empties its active list, sending each listed reader an
+// active_drop, so that a reader's active_on never names a pulled author.
+void BecomePulled(Context& ctx, Shard& author_shard, int64_t author);
 // In a write transaction on the user's shard: refreshes last_active and, when due, records
 // the rejoin and enqueues one active_join job per followee shard.
 void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue& due);

@@ -7,10 +7,13 @@
 // sends them to A's inbox as an inbox_merge job. Serialising on B's shard is what makes
 // this exact: a post of B commits either before that snapshot (and is in it) or after the
 // fan row exists (and its fan-out reaches A). Deliveries re-check the follow on A's shard,
-// so a merge or fan-out that arrives after an unfollow adds nothing. In hybrid mode the
-// follow also puts A at the head of B's active list in fan_add's transaction, and the merge
-// travels as active_merge, which records that B pushes to A (flows/active.cc); unfollow
-// takes A off B's list and forgets it on A's side. A request with an id records it in A's
+// so a merge or fan-out that arrives after an unfollow adds nothing. In hybrid mode, if A
+// reads their home timeline (has joined their lists within a day: ReadsHome), the follow
+// also puts A at the head of B's active list in fan_add's transaction, and the merge
+// travels as active_merge, which records that B pushes to A (flows/active.cc); a follower
+// who does not read joins at their next read instead. fan_add marks B pulled when B
+// reaches the celebrity threshold, emptying B's list (BecomePulled). Unfollow takes A off
+// B's list and forgets it on A's side. A request with an id records it in A's
 // transaction (tables/request_log.h); the same id again changes nothing and gets the pair
 // as it is now, not already_following or not_following.
 //
@@ -35,6 +38,16 @@ namespace {
 struct Pair {
   int64_t user, target;
 };
+
+}  // namespace
+
+bool JoinsOnFollow(Context& ctx, Shard& shard, int64_t fan) {
+  if (!FeedPolicy(ctx).UsesActiveLists()) return true;
+  auto row = GetUser(shard, fan);
+  return row && ReadsHome(*row, ctx.now());
+}
+
+namespace {
 
 Pair ResolvePair(Context& ctx, const Json& args) {
   Pair p{ctx.ResolveUser(args.at("user")), ctx.ResolveUser(args.at("target"))};
@@ -130,7 +143,8 @@ Json Follow(Context& ctx, const Json& args) {
     AddUserCounts(shard, p.user, 0, 0, 1);
     TouchUser(shard, p.user, ctx.now());
     Enqueue(ctx, shard, FanShard(ctx, p),
-            FanAddJob{p.target, p.user, ctx.now(), FeedPolicy(ctx).HasInbox()});
+            FanAddJob{p.target, p.user, ctx.now(), FeedPolicy(ctx).HasInbox(),
+                      JoinsOnFollow(ctx, shard, p.user)});
   });
 }
 
@@ -151,10 +165,12 @@ void ApplyFanAdd(Context& ctx, Shard& target, const FanAddJob& p) {
   int64_t user = p.user, fan = p.fan;
   if (InsertRelation(target, user, fan, kFan, p.time)) {
     AddUserCounts(target, user, 0, 1, 0);
-    MarkPulledFrom(target, user, ctx.config().celebrity_threshold);
+    BecomePulled(ctx, target, user);
   }
   if (!p.merge) return;
   if (FeedPolicy(ctx).UsesActiveLists()) {
+    // A fan who does not read their home timeline joins at their next read instead.
+    if (!p.join) return;
     std::optional<ActiveMergeEntry> entry = JoinActiveList(ctx, target, user, fan, 0);
     if (entry)
       Enqueue(ctx, target, static_cast<int>(fan % ctx.shards().count()),

@@ -63,11 +63,15 @@ int64_t WriteChunk(Context& ctx, const FollowEdge* begin, const FollowEdge* end)
     Shard& shard = shards.At(i);
     WriteTxn txn(shard, Sync::kNormal);
     std::unordered_map<int64_t, int64_t> follows;  // follower -> new edges
+    std::unordered_map<int64_t, bool> joins;       // follower -> JoinsOnFollow
     for (const FollowEdge& e : by_shard[i]) {
       if (!InsertRelation(shard, e.user, e.target, kFollowing, now)) continue;
       ++follows[e.user];
+      auto join = joins.find(e.user);
+      if (join == joins.end())
+        join = joins.emplace(e.user, JoinsOnFollow(ctx, shard, e.user)).first;
       Enqueue(ctx, shard, static_cast<int>(e.target % shards.count()),
-              FanAddJob{e.target, e.user, now, merge});
+              FanAddJob{e.target, e.user, now, merge, join->second});
     }
     for (const auto& [user, n] : follows) {
       AddUserCounts(shard, user, 0, 0, n);

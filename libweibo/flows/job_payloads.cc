@@ -26,12 +26,14 @@ UserCreateJob UserCreateJob::Decode(const Json& j) {
 }
 
 Json FanAddJob::Encode() const {
-  return Json{{"user", user}, {"fan", fan}, {"time", time}, {"merge", merge}};
+  Json j{{"user", user}, {"fan", fan}, {"time", time}, {"merge", merge}};
+  if (!join) j["join"] = false;
+  return j;
 }
 
 FanAddJob FanAddJob::Decode(const Json& j) {
   return {j.at("user").get<int64_t>(), j.at("fan").get<int64_t>(), j.at("time").get<int64_t>(),
-          j.value("merge", false)};
+          j.value("merge", false), j.value("join", true)};
 }
 
 Json FanRemoveJob::Encode() const { return Json{{"user", user}, {"fan", fan}}; }

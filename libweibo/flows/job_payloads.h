@@ -33,6 +33,7 @@ struct FanAddJob {
   int64_t fan = 0;
   int64_t time = 0;
   bool merge = false;
+  bool join = true;  // hybrid: put the fan on the followee's active list (flows/follow.cc)
   Json Encode() const;
   static FanAddJob Decode(const Json& j);
 };

@@ -366,29 +366,12 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   std::vector<int64_t> followees = Related(own, reader, kFollowing);
   std::vector<int64_t> pulled, pushed;
   if (feed.UsesActiveLists()) {
-    // Only the authors whose active list holds the reader push to the reader (and not
-    // even those once they are celebrities); every other followee is pulled. The fan
-    // counts of the listed ones: one statement per shard, outside the page's read
-    // transactions (a shard read only for them would pay BEGIN and COMMIT around one
-    // statement); a shard whose authors are then pulled opens its transaction for those.
+    // Only the authors whose active list holds the reader push to the reader; every other
+    // followee is pulled. active_on never names a pulled author (an author is taken off its
+    // readers' active_on when it reaches the celebrity threshold: flows/active.cc,
+    // BecomePulled), so no author's row is read here.
     std::set<int64_t> active = ActiveAuthors(own, reader);
-    std::vector<std::vector<int64_t>> listed(shards.count());
-    for (int64_t author : followees) {
-      if (active.count(author))
-        listed[author % shards.count()].push_back(author);
-      else
-        pulled.push_back(author);
-    }
-    for (int i = 0; i < shards.count(); ++i) {
-      if (listed[i].empty()) continue;
-      std::unordered_set<int64_t> found;
-      for (const UserRow& user : GetFanCounts(shards.At(i), listed[i])) {
-        found.insert(user.id);
-        (feed.PushesAuthor(user) ? pushed : pulled).push_back(user.id);
-      }
-      for (int64_t author : listed[i])
-        if (!found.count(author)) pushed.push_back(author);  // no row: nothing to pull
-    }
+    for (int64_t author : followees) (active.count(author) ? pushed : pulled).push_back(author);
   } else {
     (pull_all ? pulled : pushed) = std::move(followees);
   }

@@ -39,7 +39,7 @@ struct ClusterConfig {
   int page_size = 20;                   // comments/reposts per fixed page
   int inbox_cap = 800;                  // push inbox rows kept per user
   int64_t celebrity_threshold = 10000;  // hybrid: fans_count from which authors are pulled
-  int64_t active_list = 1000;           // hybrid: length of each author's active-fan LRU list
+  int64_t active_list = 10000;          // hybrid: length of each author's active-fan LRU list
   int64_t tier_fans = 1000;             // push: fans_count from which delivery is tiered
   std::string strategy = "gene";        // gene | uid-mapping | tid
   std::string durability = "full";      // full | normal: how a commit reaches the disk

@@ -49,6 +49,15 @@ std::vector<int64_t> ActiveFans(Shard& shard, int64_t author) {
   return s.Ints();
 }
 
+std::vector<ActiveEntry> TakeActiveFans(Shard& shard, int64_t author) {
+  Stmt& s = shard.Query("SELECT fan_id, touched FROM active_fan WHERE author_id = ?");
+  s.Bind(1, author);
+  std::vector<ActiveEntry> out;
+  while (s.Step()) out.push_back({s.Int(0), s.Int(1)});
+  shard.Query("DELETE FROM active_fan WHERE author_id = ?").Bind(1, author).Run();
+  return out;
+}
+
 void SetActiveOn(Shard& shard, int64_t user, int64_t author, int64_t since) {
   shard
       .Query(

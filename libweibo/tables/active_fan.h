@@ -36,6 +36,8 @@ int64_t TouchActiveFan(Shard& shard, int64_t author, int64_t fan, int64_t length
 void RemoveActiveFan(Shard& shard, int64_t author, int64_t fan);
 // The listed fans, ascending by id.
 std::vector<int64_t> ActiveFans(Shard& shard, int64_t author);
+// Empties author's list and returns what it held.
+std::vector<ActiveEntry> TakeActiveFans(Shard& shard, int64_t author);
 
 void SetActiveOn(Shard& shard, int64_t user, int64_t author, int64_t since);
 // Removes the row unless it records a join newer than upto (0: whatever it records).

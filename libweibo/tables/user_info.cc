@@ -118,10 +118,13 @@ void SetUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t
       .Run();
 }
 
-void MarkPulledFrom(Shard& shard, int64_t id, int64_t threshold) {
-  shard.Query("UPDATE user_info SET pulled = 1 WHERE user_id = ? AND fans_count >= ?")
-      .BindAll(id, threshold)
-      .Run();
+bool MarkPulledFrom(Shard& shard, int64_t id, int64_t threshold) {
+  return shard
+             .Query(
+                 "UPDATE user_info SET pulled = 1 "
+                 "WHERE user_id = ? AND fans_count >= ? AND pulled = 0")
+             .BindAll(id, threshold)
+             .Run() > 0;
 }
 
 void TouchUser(Shard& shard, int64_t id, int64_t now_ms) {

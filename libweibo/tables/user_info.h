@@ -49,8 +49,8 @@ int64_t UsersBound(Shard& shard, int shards);
 // INSERT OR IGNORE: applying a user_create job twice is applying it once.
 void InsertUser(Shard& shard, const UserRow& row);
 void AddUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows);
-// Sets pulled once fans_count >= threshold; it is never cleared.
-void MarkPulledFrom(Shard& shard, int64_t id, int64_t threshold);
+// Sets pulled once fans_count >= threshold; it is never cleared. True when this call set it.
+bool MarkPulledFrom(Shard& shard, int64_t id, int64_t threshold);
 void TouchUser(Shard& shard, int64_t id, int64_t now_ms);
 void SetListsTouched(Shard& shard, int64_t id, int64_t now_ms);
 std::vector<UserRow> ListUsers(Shard& shard);

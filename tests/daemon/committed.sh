@@ -12,7 +12,9 @@ WEIBO_BIN=$1
 . "$(dirname "$0")/lib.sh"
 daemon_workdir committed
 data=$work/shards
-for step in "init --shards 4" "user add alice" "user add bob" "follow -u @bob @alice"; do
+# bob reads once, so that hybrid pushes to him (a fan who never reads is pulled for).
+for step in "init --shards 4" "user add alice" "user add bob" "follow -u @bob @alice" \
+  "timeline -u @bob"; do
   # shellcheck disable=SC2086
   "$WEIBO_BIN/weibo-"$step --data "$data" >/dev/null || fail "weibo-$step"
 done

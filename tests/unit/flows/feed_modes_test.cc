@@ -194,6 +194,7 @@ TEST_CASE(
   Cluster c(ClusterOptions{4, "hybrid"});
   c.EditConfig([](Json& j) { j["active_list"] = 2; });
   int64_t star = c.AddUser("star"), a = c.AddUser("a"), b = c.AddUser("b"), d = c.AddUser("d");
+  for (int64_t fan : {a, b, d}) c.TimelineIds(fan);   // readers: a follow lists them
   for (int64_t fan : {a, b, d}) c.Follow(fan, star);  // a joins first, so a leaves first
   RawDb star_db(c.ShardPath(static_cast<int>(star % 4)));
   auto listed = [&] {
@@ -241,6 +242,53 @@ TEST_CASE(
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
+TEST_CASE("feeds: hybrid lists fans who read, not fans who only follow, nor pulled authors") {
+  Cluster c(ClusterOptions{4, "hybrid"});
+  c.EditConfig([](Json& j) { j["celebrity_threshold"] = 3; });
+  int64_t star = c.AddUser("star"), reader = c.AddUser("reader"), lurker = c.AddUser("lurker"),
+          late = c.AddUser("late");
+  RawDb star_db(c.ShardPath(static_cast<int>(star % 4)));
+  auto listed = [&] {
+    return star_db.Rows("SELECT fan_id FROM active_fan WHERE author_id = " + std::to_string(star) +
+                        " ORDER BY fan_id");
+  };
+  auto user_db = [&](int64_t user) { return RawDb(c.ShardPath(static_cast<int>(user % 4))); };
+  auto inboxed = [&](int64_t user, int64_t msg) {
+    return user_db(user).Int("SELECT count(*) FROM msg_index WHERE user_id = " +
+                             std::to_string(user) + " AND msg_id = " + std::to_string(msg));
+  };
+  auto active_on = [&](int64_t user) {
+    return user_db(user).Int("SELECT count(*) FROM active_on WHERE user_id = " +
+                             std::to_string(user) + " AND author_id = " + std::to_string(star));
+  };
+  REQUIRE(c.TimelineIds(reader).empty());
+  c.Follow(reader, star);
+  c.Follow(lurker, star);  // has never read: not listed
+  REQUIRE(listed() == std::to_string(reader) + "\n");
+  REQUIRE(active_on(reader) == 1);
+  REQUIRE(active_on(lurker) == 0);
+  int64_t p1 = c.Post(star, "one");
+  REQUIRE(inboxed(reader, p1) == 1);
+  REQUIRE(inboxed(lurker, p1) == 0);
+  // The lurker's first read is built by pull, then joins the list (the join copies p1).
+  REQUIRE(c.TimelineIds(lurker) == std::vector<int64_t>{p1});
+  REQUIRE(listed() == std::to_string(reader) + "\n" + std::to_string(lurker) + "\n");
+  REQUIRE(active_on(lurker) == 1);
+  REQUIRE(inboxed(lurker, p1) == 1);
+  // A third fan makes the star a celebrity: its list is emptied and each listed reader
+  // forgets it (active_drop), so reads pull it without looking at its fan count.
+  c.Follow(late, star);
+  REQUIRE(listed().empty());
+  REQUIRE(active_on(reader) == 0);
+  REQUIRE(active_on(lurker) == 0);
+  int64_t p2 = c.Post(star, "two");
+  REQUIRE(inboxed(reader, p2) == 0);
+  for (int64_t fan : {reader, lurker, late})
+    REQUIRE(c.TimelineIds(fan) == std::vector<int64_t>{p2, p1});
+  REQUIRE(listed().empty());  // a celebrity's list takes no one back
+  REQUIRE(c.Fsck().at("ok") == true);
+}
+
 }  // namespace
 }  // namespace weibo
 
@@ -249,8 +297,8 @@ namespace {
 
 TEST_CASE("feeds: the library counts the followees each home read pulls, once per read") {
   // reader follows three authors: push pulls none, pull all three; hybrid none while the
-  // authors push to the reader (a follow joins their lists), all three once every author
-  // is a celebrity (threshold 1: each has a fan).
+  // authors push to the reader (a follow by a reader joins their lists), all three once
+  // every author is a celebrity (threshold 1: each has a fan).
   struct Mode {
     std::string feed;
     int64_t threshold;
@@ -261,6 +309,7 @@ TEST_CASE("feeds: the library counts the followees each home read pulls, once pe
   Cluster c(ClusterOptions{4, mode.feed});
   c.EditConfig([&](Json& j) { j["celebrity_threshold"] = mode.threshold; });
   int64_t reader = c.AddUser("reader");
+  c.TimelineIds(reader);  // a reader: hybrid lists them at each follow
   for (const char* name : {"a", "b", "d"}) {
     int64_t author = c.AddUser(name);
     c.Follow(reader, author);

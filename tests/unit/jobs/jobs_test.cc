@@ -87,6 +87,8 @@ void Scenario(Cluster& c, const std::function<void()>& settle) {
     c.AddUser(name);
     settle();
   }
+  c.TimelineIds(1);  // alice reads: in hybrid her follows put her on active lists
+  settle();
   const std::pair<int, int> follows[] = {{2, 1}, {3, 1}, {4, 1}, {1, 2}, {3, 2}};
   for (auto [u, t] : follows) {
     c.Follow(u, t);
@@ -198,6 +200,8 @@ TEST_CASE(
     INFO(k);
     if (feed == "push" || !fanout) CHECK(std::count(kinds.begin(), kinds.end(), k) > 0);
   }
+  // A reader listed by bob when bob becomes pulled is taken off (flows/active.cc).
+  if (feed == "hybrid") CHECK(std::count(kinds.begin(), kinds.end(), "active_drop") > 0);
   if (feed == "push") {
     int64_t floors = 0;  // full merges (cap 1) raised some reader's floor
     for (int s = 0; s < 4; ++s)
