@@ -36,6 +36,7 @@
 // are merged with the pulled ones, duplicates removed), until a later join.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "flows/feed_policy.h"
 #include "flows/flows.h"
@@ -72,9 +73,16 @@ void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue&
   TouchUser(shard, user, now);
   if (!due.rejoin) return;
   SetListsTouched(shard, user, now);
+  // Lists at least as long as the threshold never push a fan out: a pushed author has fewer
+  // fans than that, and only fans are listed. Then a list that holds the reader needs no
+  // refresh, and the reader rejoins only the authors it is not active on (those it pulls).
+  std::set<int64_t> listed;
+  if (ctx.config().active_list >= ctx.config().celebrity_threshold)
+    listed = ActiveAuthors(shard, user);
   std::map<int, std::vector<int64_t>> by_shard;
   for (int64_t author : Related(shard, user, kFollowing))
-    by_shard[static_cast<int>(author % ctx.shards().count())].push_back(author);
+    if (!listed.count(author))
+      by_shard[static_cast<int>(author % ctx.shards().count())].push_back(author);
   int64_t floor = InboxFloor(shard, user);
   for (auto& [target, authors] : by_shard)
     Enqueue(ctx, shard, target, ActiveJoinJob{user, std::move(authors), floor});
@@ -88,8 +96,8 @@ std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard
     return std::nullopt;
   std::vector<ActiveEntry> evicted;
   bool was_listed = false;
-  int64_t seq =
-      TouchActiveFan(author_shard, author, fan, ctx.config().active_list, &evicted, &was_listed);
+  int64_t seq = TouchActiveFan(author_shard, author, fan, ctx.config().active_list, &evicted,
+                               &was_listed, user->fans_count);
   for (const auto& e : evicted)
     Enqueue(ctx, author_shard, static_cast<int>(e.fan % ctx.shards().count()),
             ActiveDropJob{e.fan, author, e.touched});
@@ -120,16 +128,31 @@ void ApplyActiveJoin(Context& ctx, Shard& target, const ActiveJoinJob& p) {
 }
 
 void ApplyActiveMerge(Context& ctx, Shard& target, const ActiveMergeJob& p) {
+  // The authors still followed here (an unfollow meanwhile drops the entry), then, on their
+  // shards, one statement per shard (a first read's join merges dozens of authors): those
+  // that still have the fan row and still push. Pulled since the join: BecomePulled's drop
+  // may already have been applied, and a reader's active_on must never name a pulled author
+  // (flows/timeline.cc trusts it).
+  ShardSet& shards = ctx.shards();
+  std::map<int, std::vector<int64_t>> followed;
+  for (const ActiveMergeEntry& entry : p.entries)
+    if (HasRelation(target, p.user, entry.author, kFollowing))
+      followed[static_cast<int>(entry.author % shards.count())].push_back(entry.author);
+  FeedPolicy feed(ctx);
+  std::set<int64_t> pushing;
+  for (const auto& [shard, authors] : followed)
+    for (const UserRow& author : GetFanCountsOfFan(shards.At(shard), authors, p.user))
+      if (feed.PushesAuthor(author)) pushing.insert(author.id);
+  // Messages deleted since the snapshot are left out: every entry's at once, one statement
+  // per message shard.
+  std::vector<std::pair<int64_t, const std::vector<MergeItem>*>> merged;
+  for (const ActiveMergeEntry& entry : p.entries)
+    if (pushing.count(entry.author)) merged.emplace_back(entry.author, &entry.items);
+  const std::set<int64_t> live = LiveMergeItems(ctx, merged);
   for (const ActiveMergeEntry& entry : p.entries) {
-    if (!HasRelation(target, p.user, entry.author, kFollowing)) continue;  // unfollowed meanwhile
-    Shard& author_shard = ctx.shards().ForUser(entry.author);
-    if (!HasRelation(author_shard, entry.author, p.user, kFan)) continue;  // no fan row
-    // Pulled since the join: BecomePulled's drop may already have been applied, and a
-    // reader's active_on must never name a pulled author (flows/timeline.cc trusts it).
-    auto author = GetUser(author_shard, entry.author);
-    if (!author || !FeedPolicy(ctx).PushesAuthor(*author)) continue;
+    if (!pushing.count(entry.author)) continue;
     if (entry.floor) RaiseInboxFloor(target, p.user, *entry.floor);
-    MergeIntoInbox(ctx, target, p.user, entry.author, entry.items);
+    DeliverMergeItems(ctx, target, p.user, entry.author, entry.items, live);
     SetActiveOn(target, p.user, entry.author, entry.seq);
   }
 }

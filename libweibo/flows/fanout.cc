@@ -217,25 +217,36 @@ void ApplyFanOut(Context& ctx, Shard& shard, const FanOutJob& p) {
   }
 }
 
-void MergeIntoInbox(Context& ctx, Shard& target, int64_t user, int64_t author,
-                    const std::vector<MergeItem>& items) {
-  // A message deleted since the snapshot is left out. Whether each is still on its own
-  // shard is read with one statement per shard, not one read transaction per item (a
-  // returning reader's rejoin merges hundreds of items: perf of the retwis replay in
-  // hybrid, two thirds of the merge went to those reads one by one).
+std::set<int64_t> LiveMergeItems(
+    Context& ctx, const std::vector<std::pair<int64_t, const std::vector<MergeItem>*>>& lists) {
+  // Whether each is still on its own shard is read with one statement per shard, not one
+  // read transaction per item (a returning reader's rejoin merges hundreds of items: perf
+  // of the retwis replay in hybrid, two thirds of the merge went to those reads one by one).
   std::map<int, std::vector<int64_t>> by_shard;
-  for (const MergeItem& item : items) {
-    ctx.shards().KnowAuthor(item.msg_id, author);  // uid-mapping: no lookup, no race with it
-    by_shard[ctx.shards().MsgShardIndex(item.msg_id)].push_back(item.msg_id);
-  }
+  for (const auto& [author, items] : lists)
+    for (const MergeItem& item : *items) {
+      ctx.shards().KnowAuthor(item.msg_id, author);  // uid-mapping: no lookup, no race with it
+      by_shard[ctx.shards().MsgShardIndex(item.msg_id)].push_back(item.msg_id);
+    }
   std::set<int64_t> live;
   for (const auto& [shard, ids] : by_shard)
     for (int64_t id : ExistingMsgs(ctx.shards().At(shard), IdList(ids))) live.insert(id);
+  return live;
+}
+
+void DeliverMergeItems(Context& ctx, Shard& target, int64_t user, int64_t author,
+                       const std::vector<MergeItem>& items, const std::set<int64_t>& live) {
   for (const MergeItem& item : items) {
     if (!live.count(item.msg_id)) continue;
     DeliverInbox(target, {user, item.msg_id, author, item.time});
     MaybeTrimInbox(target, user, item.msg_id, ctx.config().inbox_cap);
   }
+}
+
+void MergeIntoInbox(Context& ctx, Shard& target, int64_t user, int64_t author,
+                    const std::vector<MergeItem>& items) {
+  // A message deleted since the snapshot is left out.
+  DeliverMergeItems(ctx, target, user, author, items, LiveMergeItems(ctx, {{author, &items}}));
 }
 
 void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {

@@ -90,6 +90,13 @@ std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader);
 // msg_deleted on the target shard may not know yet (one read per shard for all items).
 void MergeIntoInbox(Context& ctx, Shard& target, int64_t user, int64_t author,
                     const std::vector<MergeItem>& items);
+// MergeIntoInbox in two steps, for a merge of several authors' posts at once (active_merge):
+// the ids still in msg_info, for all the lists (author, items) with one read per shard;
+// then one author's items, those in live.
+std::set<int64_t> LiveMergeItems(
+    Context& ctx, const std::vector<std::pair<int64_t, const std::vector<MergeItem>*>>& lists);
+void DeliverMergeItems(Context& ctx, Shard& target, int64_t user, int64_t author,
+                       const std::vector<MergeItem>& items, const std::set<int64_t>& live);
 void ApplyPurge(Context& ctx, Shard& target, const PurgeJob& job);
 void ApplyUndeliver(Context& ctx, Shard& target, const UndeliverJob& job);
 

@@ -5,7 +5,7 @@
 namespace weibo {
 
 int64_t TouchActiveFan(Shard& shard, int64_t author, int64_t fan, int64_t length,
-                       std::vector<ActiveEntry>* evicted, bool* was_listed) {
+                       std::vector<ActiveEntry>* evicted, bool* was_listed, int64_t fans) {
   // The list's newest sequence and whether fan holds an entry, in one statement.
   Stmt& top = shard.Query(
       "SELECT max(touched), (SELECT 1 FROM active_fan WHERE author_id = ?1 AND fan_id = ?2) "
@@ -25,6 +25,9 @@ int64_t TouchActiveFan(Shard& shard, int64_t author, int64_t fan, int64_t length
           "ON CONFLICT(author_id, fan_id) DO UPDATE SET touched = ?3")
       .BindAll(author, fan, seq)
       .Run();
+  // Moved, not inserted: the list is no longer than it was (one made too long by a shorter
+  // active_list in cluster.json shrinks at its next insertion).
+  if (listed || (fans >= 0 && fans <= length)) return seq;
   // The entries beyond the newest `length`, oldest first.
   Stmt& old = shard.Query(
       "SELECT fan_id, touched FROM active_fan WHERE author_id = ? "

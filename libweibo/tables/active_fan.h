@@ -30,9 +30,12 @@ struct ActiveEntry {
 
 // Moves fan to the head of author's list (inserting it); returns its new sequence and fills
 // evicted with the entries pushed out by the list's length. *was_listed, when given, says
-// whether fan was on the list already (moved, not inserted).
+// whether fan was on the list already (moved, not inserted). fans, when known (>= 0), is
+// the author's fan count: only fans are listed, so a list of length >= fans pushes no one
+// out, and the entries beyond the length are not even looked for.
 int64_t TouchActiveFan(Shard& shard, int64_t author, int64_t fan, int64_t length,
-                       std::vector<ActiveEntry>* evicted, bool* was_listed = nullptr);
+                       std::vector<ActiveEntry>* evicted, bool* was_listed = nullptr,
+                       int64_t fans = -1);
 void RemoveActiveFan(Shard& shard, int64_t author, int64_t fan);
 // The listed fans, ascending by id.
 std::vector<int64_t> ActiveFans(Shard& shard, int64_t author);

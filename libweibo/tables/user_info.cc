@@ -28,11 +28,12 @@ std::optional<UserRow> GetUser(Shard& shard, int64_t id) {
   return row;
 }
 
-std::vector<UserRow> GetFanCounts(Shard& shard, const std::vector<int64_t>& ids) {
+std::vector<UserRow> GetFanCountsOfFan(Shard& shard, const std::vector<int64_t>& ids, int64_t fan) {
   Stmt& s = shard.Query(
-      "SELECT u.user_id, u.fans_count, u.pulled FROM json_each(?) AS j "
-      "JOIN user_info u ON u.user_id = j.value");
-  s.Bind(1, IdList(ids));
+      "SELECT u.user_id, u.fans_count, u.pulled FROM json_each(?1) AS j "
+      "JOIN user_info u ON u.user_id = j.value "
+      "JOIN user_relation r ON r.user_id = j.value AND r.type = 0 AND r.follow_id = ?2");
+  s.Bind(1, IdList(ids)).Bind(2, fan);
   std::vector<UserRow> rows;
   while (s.Step()) {
     UserRow row;

@@ -27,10 +27,11 @@ struct UserRow {
 };
 
 std::optional<UserRow> GetUser(Shard& shard, int64_t id);
-// For those ids that exist on this shard, by id: rows with only id, fans_count and pulled
-// filled in (what PushesAuthor looks at), in one statement for the whole list (json_each
-// over the ids) where GetUser per id would be one each.
-std::vector<UserRow> GetFanCounts(Shard& shard, const std::vector<int64_t>& ids);
+// For those ids that exist on this shard and have fan among their fans (a (id, fan, 0)
+// row), by id: rows with only id, fans_count and pulled filled in (what PushesAuthor looks
+// at), in one statement for the whole list (json_each over the ids) where GetUser and
+// HasRelation per id would be two each.
+std::vector<UserRow> GetFanCountsOfFan(Shard& shard, const std::vector<int64_t>& ids, int64_t fan);
 // The ids of a JSON array (tables/id_list.h) whose user was not active since `since` (in
 // the array's order): each with its user's last_active, nullopt when no such user lives on
 // this shard. One statement for the list, returning only those rows: a fan-out's activity

@@ -295,6 +295,37 @@ TEST_CASE("feeds: hybrid lists fans who read, not fans who only follow, nor pull
 namespace weibo {
 namespace {
 
+TEST_CASE("feeds: with lists as long as the threshold a rejoin touches only missing lists") {
+  // Default list (10000) >= threshold (3): no list can push a fan out, so a reader's daily
+  // rejoin leaves the lists that hold it alone and joins only the others.
+  Cluster c(ClusterOptions{4, "hybrid"});
+  c.EditConfig([](Json& j) { j["celebrity_threshold"] = 3; });
+  int64_t reader = c.AddUser("reader"), a = c.AddUser("a"), b = c.AddUser("b");
+  auto touched = [&](int64_t author) {
+    return RawDb(c.ShardPath(static_cast<int>(author % 4)))
+        .Rows("SELECT touched FROM active_fan WHERE author_id = " + std::to_string(author) +
+              " AND fan_id = " + std::to_string(reader));
+  };
+  REQUIRE(c.TimelineIds(reader).empty());
+  c.Follow(reader, a);  // a reader: listed at once
+  REQUIRE(touched(a) == "1\n");
+  REQUIRE(RawDb(c.ShardPath(static_cast<int>(reader % 4)))
+              .Int("SELECT count(*) FROM active_on WHERE user_id = " + std::to_string(reader) +
+                   " AND author_id = " + std::to_string(a)) == 1);
+  c.SetNow(test::kNow + 2 * kDay);
+  c.Follow(reader, b);  // no read for two days: not listed
+  REQUIRE(touched(b).empty());
+  int64_t pa = c.Post(a, "by a"), pb = c.Post(b, "by b");
+  REQUIRE(c.TimelineIds(reader) == std::vector<int64_t>{pb, pa});  // b pulled, then joined
+  REQUIRE(touched(a) == "1\n");                                    // not touched again
+  REQUIRE(touched(b) == "1\n");
+  int64_t pb2 = c.Post(b, "pushed now");
+  REQUIRE(RawDb(c.ShardPath(static_cast<int>(reader % 4)))
+              .Int("SELECT count(*) FROM msg_index WHERE user_id = " + std::to_string(reader) +
+                   " AND msg_id = " + std::to_string(pb2)) == 1);
+  REQUIRE(c.Fsck().at("ok") == true);
+}
+
 TEST_CASE("feeds: the library counts the followees each home read pulls, once per read") {
   // reader follows three authors: push pulls none, pull all three; hybrid none while the
   // authors push to the reader (a follow by a reader joins their lists), all three once
