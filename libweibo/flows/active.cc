@@ -88,16 +88,17 @@ void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue&
     Enqueue(ctx, shard, target, ActiveJoinJob{user, std::move(authors), floor});
 }
 
-std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard, int64_t author,
-                                               int64_t fan, int64_t floor) {
-  auto user = GetUser(author_shard, author);
-  if (!user || !FeedPolicy(ctx).PushesAuthor(*user) ||
-      !HasRelation(author_shard, author, fan, kFan))
-    return std::nullopt;
+namespace {
+
+// JoinActiveList once the author is known to push and to have fan among its fans: user is
+// the author's row (fans_count at least).
+ActiveMergeEntry JoinChecked(Context& ctx, Shard& author_shard, const UserRow& user, int64_t fan,
+                             int64_t floor) {
+  const int64_t author = user.id;
   std::vector<ActiveEntry> evicted;
   bool was_listed = false;
   int64_t seq = TouchActiveFan(author_shard, author, fan, ctx.config().active_list, &evicted,
-                               &was_listed, user->fans_count);
+                               &was_listed, user.fans_count);
   for (const auto& e : evicted)
     Enqueue(ctx, author_shard, static_cast<int>(e.fan % ctx.shards().count()),
             ActiveDropJob{e.fan, author, e.touched});
@@ -117,12 +118,25 @@ std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard
   return entry;
 }
 
+}  // namespace
+
+std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard, int64_t author,
+                                               int64_t fan, int64_t floor) {
+  auto user = GetUser(author_shard, author);
+  if (!user || !FeedPolicy(ctx).PushesAuthor(*user) ||
+      !HasRelation(author_shard, author, fan, kFan))
+    return std::nullopt;
+  return JoinChecked(ctx, author_shard, *user, fan, floor);
+}
+
 void ApplyActiveJoin(Context& ctx, Shard& target, const ActiveJoinJob& p) {
+  // The authors that push and still have the fan row, with one statement for the job's
+  // authors (a first read joins dozens on each shard), then each author's join.
+  FeedPolicy feed(ctx);
   ActiveMergeJob merge{p.fan, {}};
-  for (int64_t author : p.authors) {
-    std::optional<ActiveMergeEntry> entry = JoinActiveList(ctx, target, author, p.fan, p.floor);
-    if (entry) merge.entries.push_back(std::move(*entry));
-  }
+  for (const UserRow& author : GetFanCountsOfFan(target, p.authors, p.fan))
+    if (feed.PushesAuthor(author))
+      merge.entries.push_back(JoinChecked(ctx, target, author, p.fan, p.floor));
   if (!merge.entries.empty())
     Enqueue(ctx, target, static_cast<int>(p.fan % ctx.shards().count()), merge);
 }
