@@ -38,9 +38,10 @@
 // 50 of 100 000 users never scans a partition. The windows stay those of the per-author
 // sources: the scan's newest() is the first followee row below the cursor, or, when its
 // bounded probe sees only other authors' rows, the followees' newest week from author_part.
-// The reader's own outbox (every type) is always a source of its own. In hybrid the fan
-// counts of the followees whose active list holds the reader are read one statement per
-// shard (the others are pulled without a look).
+// The reader's own outbox (every type) is always a source of its own. In hybrid the
+// followees whose active list holds the reader (active_on, on the reader's shard) are read
+// from the inbox and every other followee is pulled; no followee's row is read (an author
+// who becomes a celebrity leaves its readers' active_on: flows/active.cc).
 //
 // The page is built inside one read transaction per shard it reads (PageTxns), so SQLite
 // takes its WAL locks once per shard rather than once per statement, and only on the
@@ -52,8 +53,8 @@
 // transaction without an fsync after the read transactions are closed (Pay): the red
 // dot's mark when the first page shows something newer than it, and activity at most once
 // per kActivityGrainMs per user (flows/active.cc: user_info.last_active for the push
-// tiers, and in hybrid, once per kActiveWindowMs, the rejoin of the followees' active
-// lists, after the page was built — by pull where needed).
+// tiers, and in hybrid, at a reader's first read and then once per kActiveWindowMs, the
+// rejoin of the followees' active lists, after the page was built — by pull where needed).
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -62,7 +63,6 @@
 #include <optional>
 #include <queue>
 #include <set>
-#include <unordered_set>
 
 #include "flows/feed_policy.h"
 #include "flows/flows.h"
