@@ -76,14 +76,24 @@ void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue&
   // Lists at least as long as the threshold never push a fan out: a pushed author has fewer
   // fans than that, and only fans are listed. Then a list that holds the reader needs no
   // refresh, and the reader rejoins only the authors it is not active on (those it pulls).
-  std::set<int64_t> listed;
-  if (ctx.config().active_list >= ctx.config().celebrity_threshold)
-    listed = ActiveAuthors(shard, user);
+  std::set<int64_t> listed = ActiveAuthors(shard, user);
+  int64_t floor = InboxFloor(shard, user);
+  // A reader on no list (a first read, or one back after their entries were dropped) has in
+  // the inbox only their own posts, which are all there: the inbox is complete from any
+  // floor up. Raised to the oldest item of the full first page just shown, it asks each
+  // snapshot for that page's items and newer ones, not an author's whole history up to the
+  // cap, and the next first pages are still read from the inbox alone. A page reaching
+  // below the floor pulls, as below a trimmed inbox (flows/timeline.cc): the trade is the
+  // copy of a few hundred rows at a first read against pulls on deep pages.
+  if (listed.empty() && due.shown > floor) {
+    RaiseInboxFloor(shard, user, due.shown);
+    floor = due.shown;
+  }
+  if (ctx.config().active_list < ctx.config().celebrity_threshold) listed.clear();
   std::map<int, std::vector<int64_t>> by_shard;
   for (int64_t author : Related(shard, user, kFollowing))
     if (!listed.count(author))
       by_shard[static_cast<int>(author % ctx.shards().count())].push_back(author);
-  int64_t floor = InboxFloor(shard, user);
   for (auto& [target, authors] : by_shard)
     Enqueue(ctx, shard, target, ActiveJoinJob{user, std::move(authors), floor});
 }

@@ -112,8 +112,12 @@ constexpr int64_t kActiveWindowMs = 24LL * 3600 * 1000;  // rejoin the lists onc
 // What a home timeline read owes as activity: touch, when last_active is older than
 // kActivityGrainMs; rejoin (hybrid), when the last join of the active lists of the user's
 // followees is older than kActiveWindowMs. Judged from the user's row as the caller read it.
+// shown: the oldest id of the full first page the read showed (0: none). A rejoin by a reader
+// on no list raises the reader's inbox floor to it, so that the join's snapshots hold only
+// what that page showed and what is newer (flows/active.cc).
 struct ActivityDue {
   bool touch = false, rejoin = false;
+  int64_t shown = 0;
   bool any() const { return touch || rejoin; }
 };
 ActivityDue ActivityOf(Context& ctx, const UserRow& user);

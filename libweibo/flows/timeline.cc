@@ -567,7 +567,8 @@ struct ReadOwes {
   bool any() const { return mark != 0 || activity.any(); }
 };
 
-ReadOwes Owed(Context& ctx, const UserRow& reader, const Json& page, bool first_page) {
+ReadOwes Owed(Context& ctx, const UserRow& reader, const Json& page, bool first_page,
+              int64_t count) {
   ReadOwes owes;
   Shard& shard = ctx.shards().ForUser(reader.id);
   if (first_page && !page.empty()) {
@@ -576,6 +577,8 @@ ReadOwes Owed(Context& ctx, const UserRow& reader, const Json& page, bool first_
     if (!seen || seen->last_id < newest) owes.mark = newest;
   }
   owes.activity = ActivityOf(ctx, reader);
+  if (owes.activity.rejoin && first_page && static_cast<int64_t>(page.size()) == count)
+    owes.activity.shown = std::stoll(page.back().at("id").get<std::string>());
   return owes;
 }
 
@@ -622,7 +625,7 @@ Json Timeline(Context& ctx, const Json& args) {
   }
   Json page = ReadPage(ctx, txns, reader, count, max_id, since_id, page_number * count, home);
   if (!home) return page;
-  ReadOwes owes = Owed(ctx, user, page, max_id == 0 && since_id == 0 && page_number == 0);
+  ReadOwes owes = Owed(ctx, user, page, max_id == 0 && since_id == 0 && page_number == 0, count);
   txns.Release();  // before any write: no BEGIN IMMEDIATE inside a read transaction
   if (owes.any()) Pay(ctx, reader, owes);
   return page;

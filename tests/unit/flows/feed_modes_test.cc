@@ -326,6 +326,37 @@ TEST_CASE("feeds: with lists as long as the threshold a rejoin touches only miss
   REQUIRE(c.Fsck().at("ok") == true);
 }
 
+TEST_CASE("feeds: a first join copies only what the first page showed and newer") {
+  // A reader on no list raises the inbox floor to the oldest item of the full first page it
+  // was shown, and the join's snapshots hold only items at or above it; below, pages pull.
+  Cluster c(ClusterOptions{4, "hybrid"});
+  int64_t reader = c.AddUser("reader"), a = c.AddUser("a"), b = c.AddUser("b");
+  c.Follow(reader, a);  // never read: on no list
+  c.Follow(reader, b);
+  std::vector<int64_t> posts;  // oldest first
+  for (int i = 0; i < 3; ++i) {
+    posts.push_back(c.Post(a, "a" + std::to_string(i)));
+    posts.push_back(c.Post(b, "b" + std::to_string(i)));
+  }
+  RawDb own(c.ShardPath(static_cast<int>(reader % 4)));
+  const std::string who = std::to_string(reader);
+  auto inbox = [&] {
+    return own.Rows("SELECT msg_id FROM msg_index WHERE user_id = " + who + " ORDER BY msg_id");
+  };
+  REQUIRE(c.TimelineIds(reader, {{"count", 2}}) == std::vector<int64_t>{posts[5], posts[4]});
+  REQUIRE(own.Int("SELECT floor_msg_id FROM inbox_floor WHERE user_id = " + who) == posts[4]);
+  REQUIRE(inbox() == std::to_string(posts[4]) + "\n" + std::to_string(posts[5]) + "\n");
+  REQUIRE(own.Int("SELECT count(*) FROM active_on WHERE user_id = " + who) == 2);
+  int64_t later = c.Post(a, "pushed");
+  REQUIRE(c.TimelineIds(reader, {{"count", 2}}) == std::vector<int64_t>{later, posts[5]});
+  // Below the floor the page is pulled: nothing is missing.
+  std::vector<int64_t> all{later};
+  all.insert(all.end(), posts.rbegin(), posts.rend());
+  REQUIRE(c.WholeTimeline(reader, 3) == all);
+  REQUIRE(c.TimelineIds(reader) == all);
+  REQUIRE(c.Fsck().at("ok") == true);
+}
+
 TEST_CASE("feeds: the library counts the followees each home read pulls, once per read") {
   // reader follows three authors: push pulls none, pull all three; hybrid none while the
   // authors push to the reader (a follow by a reader joins their lists), all three once
