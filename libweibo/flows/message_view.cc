@@ -133,40 +133,51 @@ Json MessageView::Render(const MsgRow& m) {
     auto live = GetLiveCounter(shard, m.id);
     c = live ? *live : ArchivedCounter(ctx_, m.id).value_or(CounterRow{});
   }
-  Json j{{"id", std::to_string(m.id)},
-         {"user_id", std::to_string(m.user_id)},
-         {"user_name", UserName(m.user_id)},
-         {"type", TypeName(m.type)},
-         {"content", m.content},
-         {"time", FormatTime(m.time)}};
+  // Field by field into room reserved once, as CountsJson: a page renders twenty of these,
+  // and each key added by operator[] searched the object and grew its vector, copying every
+  // field before it (a pair with a const key is copied, not moved).
+  Json j = Json::object();
+  auto& fields = *j.get_ptr<Json::object_t*>();
+  fields.reserve(13);
+  fields.emplace_back("id", std::to_string(m.id));
+  fields.emplace_back("user_id", std::to_string(m.user_id));
+  fields.emplace_back("user_name", UserName(m.user_id));
+  fields.emplace_back("type", TypeName(m.type));
+  fields.emplace_back("content", m.content);
+  fields.emplace_back("time", FormatTime(m.time));
   if (m.edits > 0) {  // only an edited message has them: absent means never edited
-    j["edited"] = FormatTime(m.edited);
-    j["edits"] = m.edits;
+    fields.emplace_back("edited", FormatTime(m.edited));
+    fields.emplace_back("edits", m.edits);
   }
   if (m.ref_msg_id != 0) {
-    j["ref"] =
-        Json{{"id", std::to_string(m.ref_msg_id)}, {"user_id", std::to_string(m.ref_user_id)}};
+    Json ref = Json::object();
+    auto& ref_fields = *ref.get_ptr<Json::object_t*>();
+    ref_fields.reserve(2);
+    ref_fields.emplace_back("id", std::to_string(m.ref_msg_id));
+    ref_fields.emplace_back("user_id", std::to_string(m.ref_user_id));
+    fields.emplace_back("ref", std::move(ref));
     auto rel = GetMsgRelation(ctx_.shards().ForMsg(m.ref_msg_id), m.user_id, m.id);
     Shard* archive = rel ? nullptr : ArchiveOfMsg(ctx_, m.ref_msg_id);
     if (archive != nullptr) rel = GetMsgRelation(*archive, m.user_id, m.id);  // ref archived
-    j["page_index"] = rel ? Json(rel->page_index) : Json();
+    fields.emplace_back("page_index", rel ? Json(rel->page_index) : Json());
   } else {
-    j["ref"] = nullptr;
-    j["page_index"] = nullptr;
+    fields.emplace_back("ref", nullptr);
+    fields.emplace_back("page_index", nullptr);
   }
-  j["counts"] = CountsJson(c);
+  fields.emplace_back("counts", CountsJson(c));
   if (m.root_msg_id == 0) {
-    j["root"] = nullptr;
+    fields.emplace_back("root", nullptr);
   } else {
     Json root = Render(m.root_msg_id);
-    j["root"] =
-        root.is_null() ? Json{{"id", std::to_string(m.root_msg_id)}, {"deleted", true}} : root;
+    fields.emplace_back("root", root.is_null()
+                                    ? Json{{"id", std::to_string(m.root_msg_id)}, {"deleted", true}}
+                                    : std::move(root));
   }
   // --attr's, only on a message that has them; most often read with the page's rows.
   Json attrs = cached != rows_.end() && cached->second && cached->second->attrs_known
                    ? cached->second->attrs
                    : MessageAttrs(ctx_, m.id);
-  if (!attrs.is_null()) j["attrs"] = std::move(attrs);
+  if (!attrs.is_null()) fields.emplace_back("attrs", std::move(attrs));
   return j;
 }
 
