@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -115,7 +116,32 @@ struct GroupCommit {
   // held_deliveries, kept as they
   // are held and released (Hold, Release), so that a drain's ordering check looks them
   // up rather than rebuilding a set of up to 2 * kMaxDeferred per wave.
-  std::set<std::pair<int, int64_t>> held;
+  class HeldSet {
+   public:
+    void emplace(int source, int64_t id) {
+      if (set_.emplace(source, id).second) ++per_source_[source];
+    }
+    void erase(const std::pair<int, int64_t>& key) {
+      if (set_.erase(key) > 0 && --per_source_[key.first] == 0) per_source_.erase(key.first);
+    }
+    size_t count(const std::pair<int, int64_t>& key) const { return set_.count(key); }
+    size_t size() const { return set_.size(); }
+    // How many of source's are below `below`. The ordering check asks it once per source
+    // and drain wave with the wave's newest job, most often above every held one: that is
+    // the source's count, without a walk through its hundreds of held deliveries.
+    int64_t Below(int source, int64_t below) const {
+      auto n = per_source_.find(source);
+      if (n == per_source_.end()) return 0;
+      auto past = set_.lower_bound({source + 1, std::numeric_limits<int64_t>::min()});
+      if (std::prev(past)->second < below) return static_cast<int64_t>(n->second);
+      return std::distance(set_.lower_bound({source, 0}), set_.lower_bound({source, below}));
+    }
+
+   private:
+    std::set<std::pair<int, int64_t>> set_;
+    std::map<int, size_t> per_source_;
+  };
+  HeldSet held;
   void Hold(std::vector<JobRef>& list, const JobRef& ref) {
     list.push_back(ref);
     held.emplace(ref.shard, ref.local_id);
@@ -127,9 +153,7 @@ struct GroupCommit {
   // The held fan-outs (jobs.cc): (source shard, local id) of each one's fanout job, which
   // is in held meanwhile -> how many of its parts are not applied yet.
   std::map<std::pair<int, int64_t>, size_t> open_fan_outs;
-  int64_t HeldBelow(int source, int64_t below) const {
-    return std::distance(held.lower_bound({source, 0}), held.lower_bound({source, below}));
-  }
+  int64_t HeldBelow(int source, int64_t below) const { return held.Below(source, below); }
   // The fan lists the fan-outs of this process's requests read (Context::RememberFans), by
   // message, kept while deliveries are held: a held delivery applied later, by another
   // request or at idle, checks its readers against the list as its own request would have

@@ -140,7 +140,7 @@ struct Parsed {
 void HoldFanOut(GroupCommit& group, const JobRow& parent, std::vector<HeldJob> parts) {
   const auto key = std::make_pair(parent.source_shard, parent.local_id);
   group.open_fan_outs[key] += parts.size();
-  group.held.insert(key);
+  group.held.emplace(key.first, key.second);
   group.held_delivery_count += parts.size();
   for (HeldJob& part : parts) {
     part.row.local_id = parent.local_id;

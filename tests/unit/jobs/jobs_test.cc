@@ -745,5 +745,34 @@ TEST_CASE(
   CHECK(report.at("ok") == true);
 }
 
+TEST_CASE("jobs: the held set counts a source's jobs below an id as a walk would") {
+  GroupCommit group;
+  std::set<std::pair<int, int64_t>> naive;
+  auto check = [&] {
+    for (int source : {0, 1, 2, 3})
+      for (int64_t below : {int64_t{0}, int64_t{1}, int64_t{5}, int64_t{6}, int64_t{40},
+                            int64_t{41}, int64_t{1000}}) {
+        const auto n =
+            std::distance(naive.lower_bound({source, 0}), naive.lower_bound({source, below}));
+        INFO("source " << source << " below " << below);
+        CHECK(group.HeldBelow(source, below) == n);
+      }
+    CHECK(group.held.size() == naive.size());
+  };
+  for (auto [source, id] : std::vector<std::pair<int, int64_t>>{
+           {1, 5}, {1, 40}, {1, 7}, {2, 1}, {1, 5}, {3, 1000}, {2, 999}}) {
+    group.held.emplace(source, id);
+    naive.emplace(source, id);
+    check();
+  }
+  for (auto key : std::vector<std::pair<int, int64_t>>{{1, 40}, {1, 40}, {2, 1}, {3, 1000}}) {
+    group.held.erase(key);
+    naive.erase(key);
+    check();
+  }
+  CHECK(group.held.count({1, 5}) == 1);
+  CHECK(group.held.count({2, 1}) == 0);
+}
+
 }  // namespace
 }  // namespace weibo
