@@ -12,7 +12,9 @@
 //   - when reading their home timeline and not having joined within kActiveWindowMs
 //     (user_info.lists_touched; never, for a user's first read — ReadsHome): the page is
 //     built first, by pull for every author whose list does not hold the reader, then one
-//     active_join job per followee shard puts the reader at the head of each list again;
+//     active_join job per followee shard puts the reader at the head of each list again
+//     (a reader on no list first raises its inbox floor to the oldest item of the full
+//     first page it was shown, so that the snapshots below are about a page: RecordActivity);
 //   - on follow, if they read (ReadsHome): fan_add (flows/follow.cc) joins the new fan in
 //     the same transaction that adds the fan row. A user who follows and never reads is on
 //     no list, and costs a post nothing; their first read pulls, then joins.
