@@ -29,13 +29,14 @@
 // A join runs on the author's shard (active_join): it touches the LRU entry, snapshots the
 // author's newest posts (up to inbox_cap, above the reader's inbox floor) and sends them
 // back as active_merge, which delivers them and records active_on in one transaction on the
-// reader's shard. A reader still on the list (where the list is as long as the author's
-// active readers) gets no snapshot: the fan-out has delivered everything since its entry was made,
-// and the merge enqueued with the entry everything before. Serialising on the author's shard makes
-// this exact: a post commits either before the snapshot (and is in it) or after the entry exists
-// (and its fan-out reaches the reader). An entry pushed out of a list sends active_drop to the
-// evicted reader's shard; from then on the reader pulls that author (the inbox rows already there
-// are merged with the pulled ones, duplicates removed), until a later join.
+// reader's shard (it writes there only, so group commit applies it as it does deliveries:
+// jobs.cc, JobKind::target_only). A reader still on the list (where the list is as long as the
+// author's active readers) gets no snapshot: the fan-out has delivered everything since its entry
+// was made, and the merge enqueued with the entry everything before. Serialising on the author's
+// shard makes this exact: a post commits either before the snapshot (and is in it) or after the
+// entry exists (and its fan-out reaches the reader). An entry pushed out of a list sends
+// active_drop to the evicted reader's shard; from then on the reader pulls that author (the inbox
+// rows already there are merged with the pulled ones, duplicates removed), until a later join.
 #include <algorithm>
 #include <map>
 #include <set>

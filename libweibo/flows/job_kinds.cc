@@ -57,7 +57,7 @@ const JobKind kJobKinds[] = {
     Merged<CounterDeltaJob, ApplyCounterDelta, MergeCounterDeltas>(true),      // flows/like.cc
     Kind<RefRemoveJob, ApplyRefRemove>(),                                      // flows/refs.cc
     Kind<ActiveJoinJob, ApplyActiveJoin>(),                                    // flows/active.cc
-    Kind<ActiveMergeJob, ApplyActiveMerge>(),                                  // flows/active.cc
+    Kind<ActiveMergeJob, ApplyActiveMerge>(nullptr, true),                     // flows/active.cc
     Kind<ActiveDropJob, ApplyActiveDrop>(),                                    // flows/active.cc
     Kind<AppEventJob, ApplyAppEvent>(),                                        // flows/tokens.cc
     Merged<SearchIndexJob, ApplySearchIndex, ApplySearchIndexes>(true, true),  // flows/search.cc
