@@ -26,6 +26,9 @@
 // active_merge for a pulled author records nothing: a reader's active_on never names a
 // pulled author for longer than a drop takes to arrive, so a home read trusts it and reads
 // no author's row to classify its followees (flows/timeline.cc).
+// A long-running process (weibod, the bench) holds the active_join jobs of many reads and
+// applies them together, one transaction per author shard (jobs.h, JobKind::held_to_batch):
+// no reply waits for a join, as the reader pulls every author whose list it is not on yet.
 // A join runs on the author's shard (active_join): it touches the LRU entry, snapshots the
 // author's newest posts (up to inbox_cap, above the reader's inbox floor) and sends them
 // back as active_merge, which delivers them and records active_on in one transaction on the

@@ -17,10 +17,11 @@ void Decoded(Context& ctx, Shard& target, const Json& payload) {
 
 template <typename Job, void (*Apply)(Context&, Shard&, const Job&)>
 constexpr JobKind Kind(bool (*self_idempotent)(const Json&) = nullptr, bool target_only = false,
-                       bool held_for_reads = false) {
+                       bool held_for_reads = false, bool held_to_batch = false) {
   JobKind kind{Job::kKind, Decoded<Job, Apply>, self_idempotent};
   kind.target_only = target_only;
   kind.held_for_reads = held_for_reads;
+  kind.held_to_batch = held_to_batch;
   return kind;
 }
 
@@ -56,7 +57,7 @@ const JobKind kJobKinds[] = {
     Merged<RefAddJob, ApplyRefAdd, ApplyRefAdds>(),                            // flows/refs.cc
     Merged<CounterDeltaJob, ApplyCounterDelta, MergeCounterDeltas>(true),      // flows/like.cc
     Kind<RefRemoveJob, ApplyRefRemove>(),                                      // flows/refs.cc
-    Kind<ActiveJoinJob, ApplyActiveJoin>(),                                    // flows/active.cc
+    Kind<ActiveJoinJob, ApplyActiveJoin>(nullptr, false, false, true),         // flows/active.cc
     Kind<ActiveMergeJob, ApplyActiveMerge>(nullptr, true),                     // flows/active.cc
     Kind<ActiveDropJob, ApplyActiveDrop>(),                                    // flows/active.cc
     Kind<AppEventJob, ApplyAppEvent>(),                                        // flows/tokens.cc

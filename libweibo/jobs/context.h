@@ -95,6 +95,12 @@ struct GroupCommit {
   // here reads them from here.
   std::map<int, std::vector<HeldJob>> held_deliveries;
   size_t held_delivery_count = 0;
+  // The jobs of kinds held to be applied in a batch (JobKind::held_to_batch: active-list
+  // joins), in the order made, kept with their payloads, and applied together, one
+  // transaction per target for many requests (jobs.h, ApplyHeldToBatch).
+  std::vector<HeldJob> held_to_batch;
+  // How many requests' drains held them (jobs.h, kHeldToBatchRequests).
+  size_t held_to_batch_requests = 0;
   // Per target, its held deliveries by reader: reader -> (message, author) of each, for the
   // home reads served meanwhile (flows/fanout.cc, HeldInboxIds, which extends it over the
   // jobs held since it last looked: `indexed` of held_deliveries[target] are in it). A read
@@ -112,10 +118,9 @@ struct GroupCommit {
     auto it = held_deliveries.upper_bound(last_held_target);
     return (it != held_deliveries.end() ? it : held_deliveries.begin())->first;
   }
-  // The (source shard, local id) of every job in deferred, held_to_idle and
-  // held_deliveries, kept as they
-  // are held and released (Hold, Release), so that a drain's ordering check looks them
-  // up rather than rebuilding a set of up to 2 * kMaxDeferred per wave.
+  // The (source shard, local id) of every job in deferred, held_to_idle, held_deliveries
+  // and held_to_batch, kept as they are held and released (Hold, Release), so that a drain's
+  // ordering check looks them up rather than rebuilding a set of up to 2 * kMaxDeferred per wave.
   class HeldSet {
    public:
     void emplace(int source, int64_t id) {

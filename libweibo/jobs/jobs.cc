@@ -447,6 +447,7 @@ int64_t DrainCreated(Context& ctx) {
   // wave's jobs for other nodes' shards go out together. Each wave first takes the older
   // pending jobs of its (source, target) pairs (InOrder).
   GroupCommit& group = ctx.group_commit();
+  bool batched = false;  // whether this drain held a job to be applied in a batch
   size_t next = 0;
   while (next < created.size()) {
     std::vector<JobRow> own, wave, remote;
@@ -468,6 +469,17 @@ int64_t DrainCreated(Context& ctx) {
       if (bound != ctx.bound_fan_out_parts().end() && kept(next, row)) {
         HoldFanOut(group, row, std::move(bound->second));  // a held fan-out's job: pending
         continue;
+      }
+      if (group.defer_merged && !IsRemote(ctx, row)) {
+        const JobKind* kind = FindJobKind(row.kind);
+        if (kind != nullptr && kind->held_to_batch) {
+          group.held.emplace(row.source_shard, row.local_id);
+          Json payload = kept(next, row) ? std::move(made[next].json) : Json::parse(row.payload);
+          row.payload.clear();
+          group.held_to_batch.push_back(HeldJob{std::move(row), std::move(payload)});
+          batched = true;
+          continue;
+        }
       }
       if (group.defer_merged && row.target_shard != row.source_shard && !IsRemote(ctx, row)) {
         const JobKind* kind = FindJobKind(row.kind);
@@ -512,6 +524,11 @@ int64_t DrainCreated(Context& ctx) {
   ctx.bound_fan_out_parts().clear();
   if (group.deferred.size() >= kMaxDeferred) n += ApplyDeferredJobs(ctx);
   if (group.held_to_idle.size() >= kMaxDeferred) n += ApplyHeldToIdle(ctx);
+  // The batch is applied by a request that adds to it (a home read that joins lists), so
+  // that its cost falls on the reads whose joins it applies, not on a post.
+  if (batched && (++group.held_to_batch_requests >= kHeldToBatchRequests ||
+                  group.held_to_batch.size() >= kMaxHeldToBatch))
+    n += ApplyHeldToBatch(ctx);
   // Over the limit, one target's deliveries are applied, the next target round the shards
   // each time: a post then pays for one shard's transaction of the posts held since that
   // shard's last one, not for every shard's at once (a post's p99 was the batch of all 16
@@ -626,6 +643,28 @@ int64_t ApplyHeldToIdle(Context& ctx) {
   return ApplyHeld(ctx, refs);
 }
 
+int64_t ApplyHeldToBatch(Context& ctx) {
+  GroupCommit& group = ctx.group_commit();
+  if (group.held_to_batch.empty()) return 0;
+  // Applied from the held copies, as held deliveries are. One that a drain applied
+  // meanwhile (DrainAllPending takes every pending job) finds its job_applied mark.
+  std::vector<HeldJob> held;
+  held.swap(group.held_to_batch);
+  group.held_to_batch_requests = 0;
+  std::vector<JobRow> rows;
+  std::vector<Json> payloads;
+  rows.reserve(held.size());
+  payloads.reserve(held.size());
+  for (HeldJob& job : held) {
+    group.held.erase({job.row.source_shard, job.row.local_id});
+    rows.push_back(std::move(job.row));
+    payloads.push_back(std::move(job.payload));
+  }
+  int64_t n = ApplyParsedBatch(ctx, rows, std::move(payloads), false);
+  if (!ctx.created_jobs().empty()) n += DrainCreated(ctx);  // the joins' merges and drops
+  return n;
+}
+
 void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit) {
   UnsyncedJobs& unsynced = group_commit.unsynced;
   if (unsynced.empty()) return;
@@ -648,6 +687,7 @@ int64_t DrainAllPending(Context& ctx, bool keep_held) {
   // first and not counted, as a command applies its own before it returns.
   ApplyHeldToIdle(ctx);
   ApplyHeldDeliveries(ctx);
+  ApplyHeldToBatch(ctx);
   // Their jobs too (and the fan-outs whose last parts they were): else read back below.
   SyncAppliedJobs(ctx.shards(), ctx.group_commit());
   int64_t n = 0;

@@ -56,6 +56,19 @@ constexpr size_t kMaxDeferred = 4096;
 // returns how many. Executor::Idle() calls it, the search op before it reads, a drain
 // before it looks, ApplyDeferredJobs too, and DrainCreated once kMaxDeferred have gathered.
 int64_t ApplyHeldToIdle(Context& ctx);
+// Applies the jobs held to be applied in a batch (GroupCommit::held_to_batch), one
+// transaction per target, and the jobs they create; returns how many. Executor::Idle()
+// calls it, an op that is not known to commute with held jobs before it runs, a drain
+// before it looks, and DrainCreated once enough have gathered (below). A crash before
+// loses nothing: they are pending in their outboxes.
+int64_t ApplyHeldToBatch(Context& ctx);
+// A request that holds such jobs applies them once kHeldToBatchRequests requests (first
+// home reads) have held some since the last batch, or kMaxHeldToBatch jobs are held: each
+// author shard's transaction then carries the joins of many readers rather than one's,
+// while a small trace (weibo-sim's) still sees its joins applied as it runs. Counted, not
+// timed, so that a replay's results do not depend on the machine's speed.
+constexpr size_t kHeldToBatchRequests = 32;
+constexpr size_t kMaxHeldToBatch = 2048;
 // Applies the deliveries a server holds back (GroupCommit::held_deliveries) for one
 // target shard, or for every target when target < 0, with group commit, and the jobs
 // they create (the next tiers); returns how many. A crash before loses nothing: they are
@@ -125,6 +138,12 @@ struct JobKind {
   // transaction per target: deliveries, which commute with every other job (they re-check
   // the follow, the fan row and the message when applied, and a purge leaves a tombstone).
   bool held_for_reads = false;
+  // A kind whose jobs a server may hold back (GroupCommit::held_to_batch) and apply
+  // kMaxHeldToBatch of them at once, one transaction per target for many requests' jobs:
+  // active-list joins, which no reply waits for (a reader pulls every author whose list
+  // does not hold it yet: flows/active.cc) and which commute with every other job (a join
+  // re-checks the fan row and the author's mode when applied, its merge the follow).
+  bool held_to_batch = false;
 };
 struct JobKinds {
   const JobKind* begin;

@@ -38,10 +38,12 @@ class Embedded : public Executor {
         Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
         ApplyDeferredJobs(ctx);
       }
-      if (!group_commit_.held_to_idle.empty() || !group_commit_.held_deliveries.empty()) {
+      if (!group_commit_.held_to_idle.empty() || !group_commit_.held_deliveries.empty() ||
+          !group_commit_.held_to_batch.empty()) {
         Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
         ApplyHeldToIdle(ctx);
         ApplyHeldDeliveries(ctx);
+        ApplyHeldToBatch(ctx);
       }
       SyncAppliedJobs(*shards_, group_commit_);
       // A process that wrote leaves no WAL behind when it closes. The next process to open
@@ -115,9 +117,11 @@ class Embedded : public Executor {
           request.id, request.op,
           request.id.empty() || !op->writes ? "" : RequestFingerprint(request.op, request.args));
       ctx.set_progress(options_.progress);
-      if (!op->keeps_deliveries_held && !group_commit_.held_deliveries.empty()) {
+      if (!op->keeps_deliveries_held &&
+          (!group_commit_.held_deliveries.empty() || !group_commit_.held_to_batch.empty())) {
         try {
           ApplyHeldDeliveries(ctx);
+          ApplyHeldToBatch(ctx);
         } catch (const std::exception&) {  // they stay pending: the op runs, a drain retries
         }
       }

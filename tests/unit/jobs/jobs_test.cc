@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 
 #include "flows/flows.h"
 #include "jobs/context.h"
@@ -740,6 +741,54 @@ TEST_CASE(
     CHECK(c.TimelineIds(fan).size() == 3);
     CHECK(InboxRowsOnDisk(c, fan) == 3);
   }
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+}
+
+// A server holds the active_join jobs of hybrid home reads (JobKind::held_to_batch) and
+// applies many readers' together: until then the reader pulls the authors it has not
+// joined, so no page differs; a join re-checks the fan row when applied, so an unfollow
+// meanwhile (applied at once, past the held join) leaves no list entry behind.
+TEST_CASE("jobs: a server holds first reads' joins, and pages pull until they are applied") {
+  ClusterOptions options{4, "hybrid"};
+  options.group_commit = 1000;
+  Cluster c(options);
+  const int64_t reader = c.AddUser("reader");
+  std::vector<int64_t> authors, posts;
+  std::set<int64_t> author_shards;
+  for (int i = 0; i < 4; ++i) {
+    authors.push_back(c.AddUser("author" + std::to_string(i)));
+    author_shards.insert(authors.back() % 4);
+    c.Follow(reader, authors.back());
+  }
+  for (int64_t author : authors) posts.push_back(c.Post(author, "before"));
+  RawDb own(c.ShardPath(static_cast<int>(reader % 4)));
+  const std::string who = std::to_string(reader);
+  auto active_on = [&] { return own.Int("SELECT count(*) FROM active_on WHERE user_id = " + who); };
+  std::vector<int64_t> expected(posts.rbegin(), posts.rend());
+  REQUIRE(c.TimelineIds(reader) == expected);  // the first read: its joins are held
+  CHECK(PendingOfKind(c, "active_join") == static_cast<int64_t>(author_shards.size()));
+  CHECK(active_on() == 0);
+  const int64_t later = c.Post(authors[0], "later");  // not pushed to the reader: pulled
+  expected.insert(expected.begin(), later);
+  CHECK(c.TimelineIds(reader) == expected);
+  c.Unfollow(reader, authors[3]);
+  expected.erase(std::find(expected.begin(), expected.end(), posts[3]));
+  CHECK(c.TimelineIds(reader) == expected);
+  CHECK(PendingOfKind(c, "active_join") == static_cast<int64_t>(author_shards.size()));
+  c.Run("user_list");  // an op not known to commute with held jobs applies them first
+  CHECK(PendingOfKind(c, "active_join") == 0);
+  CHECK(active_on() == 3);
+  CHECK(own.Int("SELECT count(*) FROM active_on WHERE user_id = " + who +
+                " AND author_id = " + std::to_string(authors[3])) == 0);
+  CHECK(c.TimelineIds(reader) == expected);
+  const int64_t pushed = c.Post(authors[1], "pushed");  // on the list now: pushed
+  c.executor().Idle();
+  CHECK(own.Int("SELECT count(*) FROM msg_index WHERE user_id = " + who +
+                " AND msg_id = " + std::to_string(pushed)) == 1);
+  expected.insert(expected.begin(), pushed);
+  CHECK(c.TimelineIds(reader) == expected);
   Json report = c.Fsck();
   INFO(report.dump());
   CHECK(report.at("ok") == true);
