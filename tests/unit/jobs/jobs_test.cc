@@ -16,6 +16,7 @@
 #include "flows/flows.h"
 #include "jobs/context.h"
 #include "storage/shard_set.h"
+#include "tables/active_fan.h"
 #include "tables/outbox.h"
 #include "test_support.h"
 
@@ -789,6 +790,39 @@ TEST_CASE("jobs: a server holds first reads' joins, and pages pull until they ar
                 " AND msg_id = " + std::to_string(pushed)) == 1);
   expected.insert(expected.begin(), pushed);
   CHECK(c.TimelineIds(reader) == expected);
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+}
+
+// Without an idle moment (the bench's replay), the batch is applied by the request that
+// makes it the kHeldToBatchRequests-th to hold joins since the last one: every reader then
+// is on the author's list, and is pushed to.
+TEST_CASE("jobs: the reads that hold joins apply them by themselves once enough did") {
+  ClusterOptions options{4, "hybrid"};
+  options.group_commit = 1000;
+  Cluster c(options);
+  const int64_t alice = c.AddUser("alice");
+  std::vector<int64_t> readers;
+  for (size_t i = 0; i < kHeldToBatchRequests; ++i) {
+    readers.push_back(c.AddUser("reader" + std::to_string(i)));
+    c.Follow(readers.back(), alice);
+  }
+  const int64_t first = c.Post(alice, "first");
+  for (size_t i = 0; i < readers.size(); ++i) {
+    CHECK(PendingOfKind(c, "active_join") == static_cast<int64_t>(i));
+    REQUIRE(c.TimelineIds(readers[i]) == std::vector<int64_t>{first});
+  }
+  CHECK(PendingOfKind(c, "active_join") == 0);  // the last read applied all of them
+  ShardSet set(c.dir(), nullptr);
+  CHECK(ActiveFans(set.At(static_cast<int>(alice % 4)), alice).size() == readers.size());
+  const int64_t second = c.Post(alice, "second");
+  c.executor().Idle();
+  for (int64_t reader : readers) {
+    RawDb db(c.ShardPath(static_cast<int>(reader % 4)));
+    CHECK(db.Int("SELECT count(*) FROM msg_index WHERE user_id = " + std::to_string(reader) +
+                 " AND msg_id = " + std::to_string(second)) == 1);
+  }
   Json report = c.Fsck();
   INFO(report.dump());
   CHECK(report.at("ok") == true);
