@@ -470,28 +470,24 @@ int64_t DrainCreated(Context& ctx) {
         HoldFanOut(group, row, std::move(bound->second));  // a held fan-out's job: pending
         continue;
       }
-      if (group.defer_merged && !IsRemote(ctx, row)) {
-        const JobKind* kind = FindJobKind(row.kind);
-        if (kind != nullptr && kind->held_to_batch) {
-          group.held.emplace(row.source_shard, row.local_id);
-          Json payload = kept(next, row) ? std::move(made[next].json) : Json::parse(row.payload);
-          row.payload.clear();
+      // Held with its payload by a server (looked up once): a list join until a batch of
+      // them is due, a delivery to another shard until its target's turn.
+      const JobKind* kind =
+          group.defer_merged && !IsRemote(ctx, row) ? FindJobKind(row.kind) : nullptr;
+      if (kind != nullptr &&
+          (kind->held_to_batch || (kind->held_for_reads && row.target_shard != row.source_shard))) {
+        group.held.emplace(row.source_shard, row.local_id);
+        Json payload = kept(next, row) ? std::move(made[next].json) : Json::parse(row.payload);
+        row.payload.clear();
+        if (kind->held_to_batch) {
           group.held_to_batch.push_back(HeldJob{std::move(row), std::move(payload)});
           batched = true;
-          continue;
-        }
-      }
-      if (group.defer_merged && row.target_shard != row.source_shard && !IsRemote(ctx, row)) {
-        const JobKind* kind = FindJobKind(row.kind);
-        if (kind != nullptr && kind->held_for_reads) {
-          group.held.emplace(row.source_shard, row.local_id);
+        } else {
           ++group.held_delivery_count;
-          Json payload = kept(next, row) ? std::move(made[next].json) : Json::parse(row.payload);
-          row.payload.clear();
           const int target = row.target_shard;
           group.held_deliveries[target].push_back(HeldJob{std::move(row), std::move(payload)});
-          continue;
         }
+        continue;
       }
       if (group.defer_merged && row.target_shard == row.source_shard && HeldBack(row)) {
         if (FindJobKind(row.kind)->until_idle) {
