@@ -138,8 +138,8 @@ struct JobKind {
   // transaction per target: deliveries, which commute with every other job (they re-check
   // the follow, the fan row and the message when applied, and a purge leaves a tombstone).
   bool held_for_reads = false;
-  // A kind whose jobs a server may hold back (GroupCommit::held_to_batch) and apply
-  // kMaxHeldToBatch of them at once, one transaction per target for many requests' jobs:
+  // A kind whose jobs a server may hold back (GroupCommit::held_to_batch) and apply many
+  // requests' worth at once (kHeldToBatchRequests), one transaction per target:
   // active-list joins, which no reply waits for (a reader pulls every author whose list
   // does not hold it yet: flows/active.cc) and which commute with every other job (a join
   // re-checks the fan row and the author's mode when applied, its merge the follow).
