@@ -280,7 +280,11 @@ Status Replayer::ImportFollows(size_t from, size_t to, size_t* next) {
   Json edges = Json::array();
   size_t i = from;
   int64_t now_ms = now_ms_;
-  for (; i < to && edges.size() < kImportBatch; ++i) {
+  // A daemon takes requests of at most RemoteOptions::max_msg_size bytes: through one, an
+  // import stops well below it (kImportBatch edges are some 300 KB).
+  const size_t max_bytes = options_.connect.empty() ? 0 : RemoteOptions().max_msg_size / 2;
+  size_t bytes = 0;
+  for (; i < to && edges.size() < kImportBatch && (max_bytes == 0 || bytes < max_bytes); ++i) {
     const Request& op = trace_[i];
     if (op.op != "follow" || !op.args.is_object() || !op.args.contains("user") ||
         !op.args.contains("target") || op.args.size() != 2u + op.args.count("now"))
@@ -291,6 +295,7 @@ Status Replayer::ImportFollows(size_t from, size_t to, size_t* next) {
       now_ms = *ms;  // the import runs at its last follow's time
     }
     edges.push_back(Json::array({op.args["user"], op.args["target"]}));
+    if (max_bytes != 0) bytes += edges.back().dump().size() + 1;
   }
   if (edges.empty()) return Status::Ok();
   now_ms_ = now_ms;

@@ -115,7 +115,8 @@ class Replayer {
  private:
   Status RunOne(size_t index, bool measured);
   // Setup's follows, from `from` on, in one import op (weibo-import(1)) of up to
-  // kImportBatch edges; *next is the first op not imported (from when none was).
+  // kImportBatch edges (through a daemon, fewer: a request's size is bounded); *next is the
+  // first op not imported (from when none was).
   Status ImportFollows(size_t from, size_t to, size_t* next);
   static constexpr size_t kImportBatch = 20000;
   void OpenRemoteExecutor(const std::string& endpoint);
