@@ -118,19 +118,20 @@ class Db {
 
 using Files = std::vector<std::unique_ptr<Db>>;
 
-// Writes path's WAL before SQLite opens the file: kCheckpointWalBytes of zeros, on disk. A
+// Writes path's WAL before SQLite opens the file: CheckpointWalBytes of zeros, on disk (the
+// length of a shard's in a cluster of `shards`: weibo/storage.h). A
 // busy shard's WAL has that length already (storage/shard.h, Checkpoint: after a checkpoint
 // its commits write over it from the start), so its commits' fsyncs flush data only; a
 // fresh file's WAL would grow with each commit, and each fsync flush its new length and
 // blocks too. SQLite reads a WAL whose header is not valid as empty and writes its first
 // frame at the start, as after a checkpoint.
-Status WriteWal(const std::string& path) {
+Status WriteWal(const std::string& path, int shards) {
   const std::string wal = path + "-wal";
   int fd = open(wal.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Status(Code::kStorageError, "cannot create " + wal);
   std::vector<char> zeros(1 << 20);
   bool ok = true;
-  for (int64_t left = kCheckpointWalBytes; ok && left > 0;) {
+  for (int64_t left = CheckpointWalBytes(shards); ok && left > 0;) {
     ssize_t n = write(fd, zeros.data(), std::min<int64_t>(left, zeros.size()));
     ok = n > 0;
     left -= n;
@@ -147,7 +148,7 @@ Result<Files> OpenFiles(const std::string& dir, const char* prefix, int count, B
   for (int i = 0; i < count; ++i) {
     char name[64];
     std::snprintf(name, sizeof name, "/%s-%02d.db", prefix, i);
-    Status s = WriteWal(dir + name);
+    Status s = WriteWal(dir + name, count);
     if (!s.ok()) return s;
     files.push_back(std::make_unique<Db>(dir + name));
     if (!files.back()->ok()) return files.back()->Error();

@@ -23,7 +23,7 @@
 //
 // Every file is set up as a shard is (storage/shard.cc): WAL, synchronous=FULL (NORMAL for a
 // commit that is synced later), no automatic checkpoint, no checkpoint on close, and a WAL
-// file already kCheckpointWalBytes long (weibo/storage.h), as a shard's is once it has been
+// file already CheckpointWalBytes long (weibo/storage.h), as a shard's is once it has been
 // checkpointed, so that commits write over allocated blocks as the library's do; the table
 // is msg_index as in schema version 8 (user_id, msg_id, author_id, time, WITHOUT ROWID, its
 // primary key and no other index). Each row is one prepared INSERT, the cheapest way

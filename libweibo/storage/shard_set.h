@@ -136,10 +136,12 @@ class ShardSet {
   const std::vector<IndexSpec>& Indexes();
   // Replaces cluster.json's indexes (atomically: a temporary file renamed over it).
   void WriteIndexes(const std::vector<IndexSpec>& indexes);
-  // Checkpoints every opened shard whose WAL has grown past min_wal_bytes (by default
-  // kCheckpointWalBytes, weibo/storage.h: after each write). Past one byte the WAL keeps its
-  // length and is written over from the start; 0 or 1 truncates it (Shard::Checkpoint).
-  void CheckpointOpened(int64_t min_wal_bytes = kCheckpointWalBytes);
+  // Checkpoints every opened shard whose WAL has grown past min_wal_bytes (without it,
+  // CheckpointWalBytes of the shard count, weibo/storage.h: after each write). Past one byte
+  // the WAL keeps its length and is written over from the start; 0 or 1 truncates it
+  // (Shard::Checkpoint).
+  void CheckpointOpened() { CheckpointOpened(CheckpointWalBytes(count())); }
+  void CheckpointOpened(int64_t min_wal_bytes);
 
   // The archive (weibo-archive(1), seed 000): archive-NN.db beside shard NN, the same
   // schema, holding the rows weibo-archive moved out of the shard. nullptr when shard NN

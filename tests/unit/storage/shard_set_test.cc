@@ -486,3 +486,13 @@ TEST_CASE("ShardSet::Create with force is refused while the cluster is open") {
 
 }  // namespace
 }  // namespace weibo
+
+TEST_CASE("CheckpointWalBytes: 128 MiB shared among the shards, 4 to 8 MiB each") {
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  CHECK(weibo::CheckpointWalBytes(1) == 8 * kMiB);
+  CHECK(weibo::CheckpointWalBytes(16) == 8 * kMiB);
+  CHECK(weibo::CheckpointWalBytes(32) == 4 * kMiB);
+  CHECK(weibo::CheckpointWalBytes(64) == 4 * kMiB);
+  CHECK(weibo::CheckpointWalBytes(256) == 4 * kMiB);
+  CHECK(weibo::CheckpointWalBytes(0) == 8 * kMiB);  // never a division by zero
+}

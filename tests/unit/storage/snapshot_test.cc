@@ -14,7 +14,7 @@ TEST_CASE("Snapshot: copies every commit and changes nothing in the source") {
   Cluster c;
   int64_t alice = c.AddUser("alice");
   int64_t msg = c.Post(alice, "only in the WAL");
-  // No checkpoint ran (the WAL is far below the 4 MB of CheckpointOpened): the post's
+  // No checkpoint ran (the WAL is far below the 8 MiB of CheckpointOpened): the post's
   // pages are in shard-01.db-wal, not in the file.
   REQUIRE(std::filesystem::file_size(c.ShardPath(1) + "-wal") > 0);
   const auto before = test::FileStates(c.dir());
