@@ -3,7 +3,8 @@
 # the bench starts on an identical cluster, op blocks interleaved. The two columns did the
 # same ops without errors, the ratios are reported, both clusters pass weibo-fsck, and no
 # weibod is left behind. Nothing here looks at how large a timing or ratio is. Last, a
-# bench against a running daemon with a rate limit stops with a message saying why.
+# bench against a running daemon with a rate limit stops with a message saying why, and one
+# against a running daemon without a limit loads a setup larger than a request can carry.
 # usage: daemon_pair.sh BIN_DIR PYTHON
 set -euo pipefail
 bin=${1:?usage: daemon_pair.sh BIN_DIR PYTHON} python=${2:?}
@@ -66,3 +67,27 @@ wait $pid
 grep -q 'over the rate limit of 5 requests a second.*start weibod with --rate 0 to measure it' \
   "$work/err" || { cat "$work/err" >&2; exit 1; }
 echo "bench against a rate-limited daemon: ok"
+
+# Into a running daemon (--connect) the setup's follows go as imports below the daemon's
+# request cap (64 KiB): 400 users following 30 each (about 11 000 edges, some 140 KB as one
+# import) load without an error, and the daemon's cluster holds them (less at most one
+# unfollow per measured op).
+"$bin/weibo-init" --data "$work/open" --shards 4 > /dev/null
+"$bin/weibod" --data "$work/open" --bind 'tcp://127.0.0.1:*' --rate 0 --allow-clock \
+  > "$work/endpoint2" 2> "$work/weibod2.log" < /dev/null &
+pid=$!
+for _ in $(seq 200); do [ -s "$work/endpoint2" ] && break; sleep 0.05; done
+rc=0
+out=$("$bin/weibo-bench" run --users 400 --follows 30 --posts 1 --ops 100 --no-baselines \
+  --connect "$(head -n 1 "$work/endpoint2")" \
+  --jq '"\(.modes[0].errors) \(.setup.follows)"' 2> "$work/err") || rc=$?
+kill -TERM $pid
+wait $pid
+read -r errors setup_follows <<< "$out"
+[ $rc -eq 0 ] && [ "$errors" = 0 ] && [ "$setup_follows" -gt 10000 ] ||
+  { cat "$work/err" >&2; echo "bench --connect: exit $rc, output '$out'" >&2; exit 1; }
+follows=$("$bin/weibo-sql" --data "$work/open" --jq 'map(.n) | add' \
+  'SELECT count(*) AS n FROM user_relation WHERE type = 0')
+[ "$follows" -ge $((setup_follows - 100)) ] ||
+  { echo "the daemon's cluster holds $follows follows of $setup_follows" >&2; exit 1; }
+echo "bench --connect loads a large setup: ok"
