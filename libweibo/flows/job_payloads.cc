@@ -5,12 +5,14 @@ namespace {
 
 Json Items(const std::vector<MergeItem>& items) {
   Json out = Json::array();
+  out.get_ptr<Json::array_t*>()->reserve(items.size());
   for (const MergeItem& item : items) out.push_back(Json::array({item.msg_id, item.time}));
   return out;
 }
 
 std::vector<MergeItem> ItemsFrom(const Json& j) {
   std::vector<MergeItem> out;
+  out.reserve(j.size());
   for (const auto& item : j) out.push_back({item[0].get<int64_t>(), item[1].get<int64_t>()});
   return out;
 }
@@ -166,14 +168,19 @@ ActiveMergeEntry ActiveMergeEntry::Decode(const Json& j) {
 }
 
 Json ActiveMergeJob::Encode() const {
+  // A first read's join merges dozens of entries: the array is moved into the object, not
+  // copied as an lvalue in an initializer list would be.
   Json entries_json = Json::array();
+  entries_json.get_ptr<Json::array_t*>()->reserve(entries.size());
   for (const ActiveMergeEntry& entry : entries) entries_json.push_back(entry.Encode());
-  return Json{{"user", user}, {"entries", entries_json}};
+  return Json{{"user", user}, {"entries", std::move(entries_json)}};
 }
 
 ActiveMergeJob ActiveMergeJob::Decode(const Json& j) {
   ActiveMergeJob job{j.at("user").get<int64_t>(), {}};
-  for (const auto& entry : j.at("entries")) job.entries.push_back(ActiveMergeEntry::Decode(entry));
+  const Json& entries = j.at("entries");
+  job.entries.reserve(entries.size());
+  for (const auto& entry : entries) job.entries.push_back(ActiveMergeEntry::Decode(entry));
   return job;
 }
 
