@@ -51,16 +51,23 @@ grep -q "unavailable: pull: weibod ($work/no-such-weibod) did not start" "$work/
   { cat "$work/err" >&2; exit 1; }
 echo "bench --daemon refusals: ok"
 
+# Starts a weibod with rate limit $2 on a new 4-shard cluster in $work/$1, in the background
+# ($pid), and sets $endpoint once it listens.
+start_weibod() {
+  "$bin/weibo-init" --data "$work/$1" --shards 4 > /dev/null
+  "$bin/weibod" --data "$work/$1" --bind 'tcp://127.0.0.1:*' --rate "$2" --allow-clock \
+    > "$work/$1.endpoint" 2> "$work/$1.log" < /dev/null &
+  pid=$!
+  for _ in $(seq 200); do [ -s "$work/$1.endpoint" ] && break; sleep 0.05; done
+  endpoint=$(head -n 1 "$work/$1.endpoint")
+}
+
 # A running daemon with a per-peer rate limit refuses a bench that sends as fast as it can:
 # the run stops with unavailable (exit 5), and the message says how to measure.
-"$bin/weibo-init" --data "$work/limited" --shards 4 > /dev/null
-"$bin/weibod" --data "$work/limited" --bind 'tcp://127.0.0.1:*' --rate 5 --allow-clock \
-  > "$work/endpoint" 2> "$work/weibod.log" < /dev/null &
-pid=$!
-for _ in $(seq 200); do [ -s "$work/endpoint" ] && break; sleep 0.05; done
+start_weibod limited 5
 rc=0
 "$bin/weibo-bench" run --users 30 --follows 3 --posts 2 --no-baselines \
-  --connect "$(head -n 1 "$work/endpoint")" > /dev/null 2> "$work/err" || rc=$?
+  --connect "$endpoint" > /dev/null 2> "$work/err" || rc=$?
 kill -TERM $pid
 wait $pid
 [ $rc -eq 5 ] || { cat "$work/err" >&2; echo "rate-limited bench exited $rc, not 5" >&2; exit 1; }
@@ -72,15 +79,10 @@ echo "bench against a rate-limited daemon: ok"
 # request cap (64 KiB): 400 users following 30 each (about 11 000 edges, some 140 KB as one
 # import) load without an error, and the daemon's cluster holds them (less at most one
 # unfollow per measured op).
-"$bin/weibo-init" --data "$work/open" --shards 4 > /dev/null
-"$bin/weibod" --data "$work/open" --bind 'tcp://127.0.0.1:*' --rate 0 --allow-clock \
-  > "$work/endpoint2" 2> "$work/weibod2.log" < /dev/null &
-pid=$!
-for _ in $(seq 200); do [ -s "$work/endpoint2" ] && break; sleep 0.05; done
+start_weibod open 0
 rc=0
 out=$("$bin/weibo-bench" run --users 400 --follows 30 --posts 1 --ops 100 --no-baselines \
-  --connect "$(head -n 1 "$work/endpoint2")" \
-  --jq '"\(.modes[0].errors) \(.setup.follows)"' 2> "$work/err") || rc=$?
+  --connect "$endpoint" --jq '"\(.modes[0].errors) \(.setup.follows)"' 2> "$work/err") || rc=$?
 kill -TERM $pid
 wait $pid
 read -r errors setup_follows <<< "$out"
