@@ -6,6 +6,7 @@
 #ifndef WEIBO_STORAGE_H_
 #define WEIBO_STORAGE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
@@ -35,10 +36,9 @@ constexpr int64_t kMinCheckpointWalBytes = int64_t{4} << 20;
 constexpr int64_t kMaxCheckpointWalBytes = int64_t{8} << 20;
 constexpr int64_t kWalBudgetBytes = int64_t{128} << 20;
 constexpr int64_t CheckpointWalBytes(int shards) {
-  const int64_t share = shards > 0 ? kWalBudgetBytes / shards : kMaxCheckpointWalBytes;
-  return share < kMinCheckpointWalBytes   ? kMinCheckpointWalBytes
-         : share > kMaxCheckpointWalBytes ? kMaxCheckpointWalBytes
-                                          : share;
+  return shards > 0
+             ? std::clamp(kWalBudgetBytes / shards, kMinCheckpointWalBytes, kMaxCheckpointWalBytes)
+             : kMaxCheckpointWalBytes;
 }
 
 }  // namespace weibo
