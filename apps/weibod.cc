@@ -69,6 +69,13 @@ void AddDaemonOptions(CLI::App& app, weibo::DaemonOptions& options) {
       ->type_name("N")
       ->check(CLI::Range(size_t{0}, size_t{100000000}).description(""))
       ->capture_default_str();
+  app.add_option("--message-cache", options.message_cache,
+                 "page rows: the rows of this many recently shown messages (counters, author "
+                 "name, attrs) kept in memory for timelines and lists (0 to 10000000); 0: "
+                 "every page reads its rows from the shards")
+      ->type_name("N")
+      ->check(CLI::Range(size_t{0}, size_t{10000000}).description(""))
+      ->capture_default_str();
   app.add_option("--drain-interval", options.drain_interval_ms,
                  "apply the outboxes' pending jobs (--async writes, crashed processes) "
                  "this often, between requests; 0: never")

@@ -5,6 +5,7 @@
 #include "counters.h"
 #include "disk.h"
 #include "probe.h"
+#include "weibo/daemon.h"
 #include "weibo/ops.h"
 #include "weibo/time.h"
 
@@ -219,6 +220,8 @@ void Replayer::OpenEmbeddedExecutor() {
   embedded.data_dir = options_.data_dir;
   embedded.now_ms = options_.default_now_ms;
   embedded.group_commit = options_.cluster.group_commit;
+  // A long-running process, as weibod: it keeps weibod's default message cache too.
+  embedded.message_cache = static_cast<int64_t>(DaemonOptions{}.message_cache);
   Probe::Watch(true, options_.count_reads);
   executor_ = OpenEmbedded(embedded);
 }

@@ -33,6 +33,7 @@ std::unique_ptr<Executor> Service::Open(bool explain) const {
   // An explained request runs cold: its statements are what an embedded command runs.
   eo.counter_cache = explain ? 0 : static_cast<int>(options_.counter_cache);
   eo.seen_cache = explain ? 0 : static_cast<int64_t>(options_.seen_cache);
+  eo.message_cache = explain ? 0 : static_cast<int64_t>(options_.message_cache);
   return OpenEmbedded(eo);
 }
 

@@ -22,6 +22,7 @@
 #include "storage/clock.h"
 #include "storage/failure.h"
 #include "tables/counter_cache.h"
+#include "tables/message_cache.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_like.h"
 
@@ -70,6 +71,7 @@ void EnqueueCounterDelta(Context& ctx, Shard& shard, const CounterDeltaJob& job)
   Enqueue(ctx, shard, shard.index(), job);
   // The live value moved (readers add pending deltas): a server's hot copy is forgotten.
   if (CounterCache* cache = ctx.counter_cache()) cache->Forget(job.msg_id);
+  if (MessageCache* cache = ctx.message_cache()) cache->Forget(job.msg_id);
 }
 
 Json Like(Context& ctx, const Json& args) { return ChangeLike(ctx, args, +1); }

@@ -10,6 +10,7 @@
 #include "flows/job_payloads.h"
 #include "flows/message.h"
 #include "storage/clock.h"
+#include "tables/message_cache.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_msg_relation.h"
 
@@ -67,15 +68,34 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
       by_shard[shards.ForMsg(id).index()].push_back(id);
     }
   const int64_t archived_below = shards.ArchivedBelow();
+  MessageCache* cache = ctx_.message_cache();
   for (int i = 0; i < shards.count(); ++i) {
     if (by_shard[i].empty()) continue;
-    std::vector<int64_t> missing;  // not live: archived, or gone (after the shard's read)
-    for (PageRow& row : GetPageRows(shards.At(i), by_shard[i])) {
+    Shard& shard = shards.At(i);
+    auto keep = [&](PageRow row) {
       if (row.author_name && names_.size() <= 64)
         names_.emplace_back(row.msg.user_id, *row.author_name);
       int64_t id = row.msg.id;
       rows_[id] = std::move(row);
+    };
+    // A server's cached rows first (tables/message_cache.h); the shard's statement reads
+    // only the others, and they are cached for the next page.
+    std::vector<int64_t> cold;
+    const bool cached = cache != nullptr && cache->Usable(shard);
+    if (cached) {
+      for (int64_t id : by_shard[i]) {
+        if (const PageRow* hot = cache->Find(i, id))
+          keep(*hot);
+        else
+          cold.push_back(id);
+      }
     }
+    const std::vector<int64_t>& read = cached ? cold : by_shard[i];
+    for (PageRow& row : GetPageRows(shard, read)) {
+      if (cached) cache->Put(shard, row);
+      keep(std::move(row));
+    }
+    std::vector<int64_t> missing;  // not live: archived, or gone (after the shard's read)
     for (int64_t id : by_shard[i])
       if (!rows_[id] && id < archived_below) missing.push_back(id);
     Shard* archive = missing.empty() ? nullptr : shards.ArchiveAt(i);

@@ -70,6 +70,7 @@
 #include "storage/failure.h"
 #include "tables/active_fan.h"
 #include "tables/author_feed.h"
+#include "tables/message_cache.h"
 #include "tables/msg_index.h"
 #include "tables/notification.h"
 #include "tables/user_relation.h"
@@ -286,17 +287,30 @@ Source ListSource(std::vector<int64_t> ids) {
 // SQLite takes its WAL read lock once per shard instead of once per statement. Released
 // (a read-only COMMIT) before anything writes: NoteActivity's BEGIN IMMEDIATE and the jobs
 // it drains never run inside one.
+// A server's message cache validates each shard right before its transaction opens, and
+// may then keep the rows read inside it (tables/message_cache.h, Hold).
 class PageTxns {
  public:
-  explicit PageTxns(ShardSet& shards) : held_(shards.count()) {}
+  explicit PageTxns(Context& ctx) : cache_(ctx.message_cache()), held_(ctx.shards().count()) {}
+  ~PageTxns() { Release(); }
+  PageTxns(const PageTxns&) = delete;
+  PageTxns& operator=(const PageTxns&) = delete;
   Shard& Hold(Shard& shard) {
     auto& txn = held_[shard.index()];
-    if (!txn) txn = std::make_unique<ReadTxn>(shard);
+    if (!txn) {
+      if (cache_ != nullptr) cache_->Hold(shard);
+      txn = std::make_unique<ReadTxn>(shard);
+    }
     return shard;
   }
-  void Release() { held_.clear(); }
+  void Release() {
+    for (size_t i = 0; i < held_.size(); ++i)
+      if (held_[i] && cache_ != nullptr) cache_->Release(static_cast<int>(i));
+    held_.clear();
+  }
 
  private:
+  MessageCache* cache_;
   std::vector<std::unique_ptr<ReadTxn>> held_;
 };
 
@@ -547,7 +561,7 @@ Json Unread(Context& ctx, int64_t reader) {
   int64_t unread = 0;
   if (seen) {
     const std::string self = std::to_string(reader);
-    PageTxns txns(ctx.shards());
+    PageTxns txns(ctx);
     for (const Json& m : ReadPage(ctx, txns, reader, kUnreadCap + 1, 0, seen->last_id, 0, true))
       if (m.at("user_id").get<std::string>() != self) ++unread;
   }
@@ -608,7 +622,7 @@ Json Timeline(Context& ctx, const Json& args) {
   // The reader's shard is held from the first statement: the reader's row (checked here,
   // and judged for activity by Owed), the inbox and the mark are one snapshot, read under
   // one WAL read lock instead of a lock for the row and another for the page.
-  PageTxns txns(ctx.shards());
+  PageTxns txns(ctx);
   txns.Hold(ctx.shards().ForUser(reader));
   const UserRow user = ctx.RequireUser(reader);
   int64_t count = args.value("count", 20);

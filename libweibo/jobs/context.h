@@ -27,6 +27,7 @@ namespace weibo {
 
 class JobTransport;  // jobs/transport.h: set on a cluster node only
 class CounterCache;  // tables/counter_cache.h: set in a server only
+class MessageCache;  // tables/message_cache.h: set in a server only
 class SeenCache;     // tables/seen_cache.h: set in a server only
 
 struct JobRef {
@@ -252,6 +253,10 @@ class Context {
   // The server's last-read ids (tables/seen_cache.h), or nullptr: every unread reads a row.
   SeenCache* seen_cache() const { return seen_cache_; }
   void set_seen_cache(SeenCache* cache) { seen_cache_ = cache; }
+  // The server's page rows of recently shown messages (tables/message_cache.h), or nullptr:
+  // every page reads its rows from the shards.
+  MessageCache* message_cache() const { return message_cache_; }
+  void set_message_cache(MessageCache* cache) { message_cache_ = cache; }
 
   // Where the events of the jobs applied here go (EmbeddedOptions::on_event); none by default.
   void set_event_sink(std::function<void(const Json&)> sink) { event_sink_ = std::move(sink); }
@@ -339,6 +344,7 @@ class Context {
   JobTransport* transport_ = nullptr;
   CounterCache* counter_cache_ = nullptr;
   SeenCache* seen_cache_ = nullptr;
+  MessageCache* message_cache_ = nullptr;
   std::string request_id_, request_op_, request_fingerprint_;
   std::vector<std::string> warnings_;
   std::function<void(const Json&)> event_sink_;

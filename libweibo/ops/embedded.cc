@@ -12,6 +12,7 @@
 #include "storage/explain_log.h"
 #include "storage/failure.h"
 #include "tables/counter_cache.h"
+#include "tables/message_cache.h"
 #include "tables/request_log.h"
 #include "tables/seen_cache.h"
 #include "weibo/ops.h"
@@ -85,6 +86,7 @@ class Embedded : public Executor {
         Finish(true);
         counters_.reset();  // its hooks are on the shards' connections
         seen_.reset();
+        messages_.reset();
         shards_.reset();
         return op->local(options_.data_dir, args);
       }
@@ -94,6 +96,8 @@ class Embedded : public Executor {
           counters_ = std::make_unique<CounterCache>(options_.counter_cache);
         if (options_.seen_cache > 0)
           seen_ = std::make_unique<SeenCache>(static_cast<size_t>(options_.seen_cache));
+        if (options_.message_cache > 0)
+          messages_ = std::make_unique<MessageCache>(static_cast<size_t>(options_.message_cache));
         group_commit_ = GroupCommit();
         group_commit_.limit = static_cast<size_t>(std::max(0, options_.group_commit));
         // A server (group commit on) merges counter deltas across requests (jobs.h). Not a
@@ -111,6 +115,7 @@ class Embedded : public Executor {
       ctx.set_transport(options_.transport);
       ctx.set_counter_cache(counters_.get());
       ctx.set_seen_cache(seen_.get());
+      ctx.set_message_cache(messages_.get());
       ctx.set_event_sink(options_.on_event);
       // The fingerprint is recorded and compared by writes only (tables/request_log.h).
       ctx.set_request(
@@ -165,9 +170,10 @@ class Embedded : public Executor {
   std::unique_ptr<ShardSet> shards_;
   std::unique_ptr<CounterCache> counters_;  // after shards_: destroyed first (its hooks)
   std::unique_ptr<SeenCache> seen_;
-  GroupCommit group_commit_;           // the deliveries of every request, synced together
-  bool wrote_ = false;                 // some request wrote: checkpoint when closing
-  std::vector<std::string> warnings_;  // of the last Execute
+  std::unique_ptr<MessageCache> messages_;  // after shards_: destroyed first (its listeners)
+  GroupCommit group_commit_;                // the deliveries of every request, synced together
+  bool wrote_ = false;                      // some request wrote: checkpoint when closing
+  std::vector<std::string> warnings_;       // of the last Execute
 };
 
 }  // namespace

@@ -334,6 +334,25 @@ std::atomic<bool> durable_commits{true};
 
 void SetDurableCommits(bool on) { durable_commits = on; }
 
+void Shard::OnRowChange(void* self, int op, const char*, const char* table, long long rowid) {
+  for (const auto& [fn, arg] : static_cast<Shard*>(self)->row_listeners_)
+    fn(arg, op, table, static_cast<int64_t>(rowid));
+}
+
+void Shard::AddRowListener(RowListener fn, void* arg) {
+  RemoveRowListener(arg);
+  row_listeners_.emplace_back(fn, arg);
+  if (row_listeners_.size() == 1) sqlite3_update_hook(db_, &Shard::OnRowChange, this);
+}
+
+void Shard::RemoveRowListener(void* arg) {
+  const size_t before = row_listeners_.size();
+  row_listeners_.erase(std::remove_if(row_listeners_.begin(), row_listeners_.end(),
+                                      [arg](const auto& l) { return l.second == arg; }),
+                       row_listeners_.end());
+  if (before != 0 && row_listeners_.empty()) sqlite3_update_hook(db_, nullptr, nullptr);
+}
+
 void Shard::UseSync(Sync level) {
   int want = durable_commits ? std::min(static_cast<int>(level), sync_cap_) : 0;
   if (want == sync_level_) return;

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 struct sqlite3;
@@ -116,6 +117,16 @@ class Shard {
   // commit made with synchronous=NORMAL is not until this, a FULL commit or a checkpoint.
   void SyncWal();
 
+  // Row changes on this connection (sqlite3_update_hook, which takes one callback per
+  // connection): each listener added is called with the operation (SQLITE_INSERT, ...),
+  // the table and the rowid of every row this connection inserts, updates or deletes in a
+  // rowid table, inside the statement that changes it. The server's caches of rows
+  // (tables/counter_cache.h, tables/message_cache.h) forget their copies so. A listener
+  // is added once per arg (again: replaced); RemoveRowListener(arg) takes it off.
+  using RowListener = void (*)(void* arg, int op, const char* table, int64_t rowid);
+  void AddRowListener(RowListener fn, void* arg);
+  void RemoveRowListener(void* arg);
+
   // Turns an SQLite error into a Failure(storage_error) naming this shard.
   [[noreturn]] void Raise(int rc, const char* what);
   sqlite3* db() { return db_; }
@@ -123,6 +134,9 @@ class Shard {
 
  private:
   void ResetWal();  // after a RESTART checkpoint (shard.cc)
+  // sqlite3_update_hook's callback: calls every row listener (rowid: a long long).
+  static void OnRowChange(void* self, int op, const char* db, const char* table, long long rowid);
+  std::vector<std::pair<RowListener, void*>> row_listeners_;
 
   int index_;
   std::string label_ = "shard";

@@ -13,10 +13,10 @@ CounterCache::CounterCache(size_t capacity) : capacity_(capacity) {}
 
 CounterCache::~CounterCache() {
   for (Shard* shard : watch_.shards())
-    if (shard != nullptr) sqlite3_update_hook(shard->db(), nullptr, nullptr);
+    if (shard != nullptr) shard->RemoveRowListener(this);
 }
 
-void CounterCache::OnUpdate(void* arg, int, const char*, const char* table, long long rowid) {
+void CounterCache::OnUpdate(void* arg, int, const char* table, int64_t rowid) {
   // Every row change of the connection comes here: only msg_counter's matter (rowid is
   // its msg_id, an INTEGER PRIMARY KEY).
   if (std::strcmp(table, "msg_counter") != 0) return;
@@ -26,7 +26,7 @@ void CounterCache::OnUpdate(void* arg, int, const char*, const char* table, long
 void CounterCache::Validate(Shard& shard) {
   // A connection seen for the first time gets the hook that forgets this process's own
   // changes; the watch catches everyone else's.
-  if (watch_.Validate(shard)) sqlite3_update_hook(shard.db(), &CounterCache::OnUpdate, this);
+  if (watch_.Validate(shard)) shard.AddRowListener(&CounterCache::OnUpdate, this);
 }
 
 size_t CounterCache::Home(int64_t msg_id) const { return FibonacciHash(msg_id, index_bits_); }

@@ -110,8 +110,8 @@ class CounterCache {
   void Remove(size_t pos);
   // A free slot, evicting by CLOCK when every one is used.
   size_t FreeSlot();
-  // sqlite3_update_hook's callback (rowid: sqlite3_int64, a long long).
-  static void OnUpdate(void* cache, int op, const char* db, const char* table, long long rowid);
+  // The row listener (Shard::AddRowListener) that forgets changed msg_counter rows.
+  static void OnUpdate(void* cache, int op, const char* table, int64_t rowid);
 
   size_t capacity_;
   std::vector<Slot> slots_;        // grows up to capacity_, then recycled

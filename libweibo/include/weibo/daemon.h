@@ -32,6 +32,9 @@ struct DaemonOptions {
   // Last-read ids (EmbeddedOptions::seen_cache, weibod --seen-cache): notify unread serves
   // the stored ids of this many users from memory (32 bytes each); 0: none.
   size_t seen_cache = size_t{1} << 20;
+  // Page rows (EmbeddedOptions::message_cache, weibod --message-cache): the rows of this
+  // many recently shown messages kept in memory for timelines and lists; 0: none.
+  size_t message_cache = 100000;
   // Every this many milliseconds, between requests, one pass of the drain op over every
   // outbox: the jobs left pending by --async writes and by processes that crashed are
   // applied without waiting for weibo-worker, so a running daemon finishes them itself.

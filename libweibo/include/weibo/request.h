@@ -78,6 +78,11 @@ struct EmbeddedOptions {
   // of up to this many users in memory, kept exact by the rules of weibo(7), NOTIFICATIONS
   // AND THE RED DOT. 0: none, every unread reads its user's row.
   int64_t seen_cache = 0;
+  // Page rows (weibod(1) --message-cache): the timelines and other message lists read the
+  // rows of up to this many recently shown messages (with counters, author name and attrs)
+  // from memory, kept exact by the rules of weibo(7), THE MESSAGE CACHE. 0: none, every
+  // page reads its rows from the shards.
+  int64_t message_cache = 0;
   // Called with each event as the job that records it is applied here, once per event:
   // {"event":"token_revoked","app","token_id","user_id","time"} when a revocation reaches
   // its app's events (weibo-app(1)). weibod --events publishes them. Default: none.

@@ -1,0 +1,145 @@
+#include "tables/message_cache.h"
+
+#include <sqlite3.h>
+
+#include <cstring>
+
+#include "storage/shard.h"
+
+namespace weibo {
+
+MessageCache::MessageCache(size_t capacity) : capacity_(capacity) {}
+
+MessageCache::~MessageCache() {
+  for (Shard* shard : watch_.shards())
+    if (shard != nullptr) shard->RemoveRowListener(this);
+}
+
+void MessageCache::OnChange(void* arg, int, const char* table, int64_t rowid) {
+  auto* cache = static_cast<MessageCache*>(arg);
+  if (std::strcmp(table, "msg_info") == 0 || std::strcmp(table, "msg_counter") == 0) {
+    cache->Forget(rowid);
+  } else if (std::strcmp(table, "user_info") == 0) {
+    cache->AuthorChanged(rowid);
+  } else if (std::strcmp(table, "entities") == 0) {
+    // The rowid is the entity's own (added_id), not its message's: every entry is stale.
+    // Only an entity write reaches here, and those are rare (--attr).
+    ++cache->epoch_;
+  }
+}
+
+void MessageCache::Validate(Shard& shard) {
+  // A connection seen for the first time gets the listener that catches this process's
+  // own changes; the watch catches everyone else's.
+  if (watch_.Validate(shard)) shard.AddRowListener(&MessageCache::OnChange, this);
+}
+
+void MessageCache::Hold(Shard& shard) {
+  Validate(shard);
+  const size_t i = static_cast<size_t>(shard.index());
+  if (i >= held_.size()) held_.resize(i + 1, false);
+  held_[i] = true;
+}
+
+void MessageCache::Release(int shard) {
+  if (static_cast<size_t>(shard) < held_.size()) held_[static_cast<size_t>(shard)] = false;
+}
+
+bool MessageCache::Usable(Shard& shard) {
+  // Inside a transaction the shard's snapshot may be older than a commit the watch would
+  // see now, and the generation it moved to would be stamped on rows of that older
+  // snapshot: a shard is validated between transactions only. A read transaction is used
+  // when it was opened right after one (Hold); a write transaction never is.
+  switch (sqlite3_txn_state(shard.db(), nullptr)) {
+    case SQLITE_TXN_NONE:
+      Validate(shard);
+      return true;
+    case SQLITE_TXN_READ:
+      return static_cast<size_t>(shard.index()) < held_.size() &&
+             held_[static_cast<size_t>(shard.index())];
+    default:
+      return false;
+  }
+}
+
+uint32_t MessageCache::AuthorCount(int64_t user) const {
+  auto it = authors_.find(user);
+  return it == authors_.end() ? 0 : it->second;
+}
+
+void MessageCache::AuthorChanged(int64_t user) {
+  if (entries_.empty()) return;
+  if (authors_.size() >= 4 * capacity_ + 1024) {
+    // Bounded: the counts start again from 0, so every entry stored with one is stale.
+    authors_.clear();
+    ++epoch_;
+  }
+  ++authors_[user];
+}
+
+const PageRow* MessageCache::Find(int shard, int64_t msg_id) {
+  auto it = entries_.find(msg_id);
+  if (it != entries_.end()) {
+    Entry& e = it->second;
+    if (e.shard == shard && e.generation == watch_.generation(shard) && e.epoch == epoch_ &&
+        e.author == AuthorCount(e.row.msg.user_id)) {
+      e.referenced = true;
+      ++hits_;
+      return &e.row;
+    }
+    entries_.erase(it);
+  }
+  ++misses_;
+  return nullptr;
+}
+
+void MessageCache::Evict() {
+  if (ring_.empty()) {  // every entry has an item in the ring: not reached
+    entries_.clear();
+    return;
+  }
+  while (!ring_.empty()) {
+    auto [msg_id, ticket] = ring_.front();
+    ring_.pop_front();
+    auto it = entries_.find(msg_id);
+    if (it == entries_.end() || it->second.ticket != ticket) continue;  // forgotten since
+    if (it->second.referenced) {
+      it->second.referenced = false;
+      ring_.emplace_back(msg_id, ticket);
+      continue;
+    }
+    entries_.erase(it);
+    return;
+  }
+}
+
+void MessageCache::Put(Shard& shard, const PageRow& row) {
+  if (capacity_ == 0 || !row.attrs_known) return;
+  if (!watch_.Watches(shard)) return;  // its changes would go unnoticed
+  if (!Usable(shard))
+    return;  // a write transaction's own view, or a snapshot older
+             // than the generation
+  entries_.erase(row.msg.id);
+  while (entries_.size() >= capacity_) Evict();
+  // Forgotten entries leave their items in the ring: dropped here when they are most of it.
+  if (ring_.size() > 2 * capacity_ + 1024) {
+    ring_.clear();
+    for (const auto& [id, e] : entries_) ring_.emplace_back(id, e.ticket);
+  }
+  const uint64_t ticket = next_ticket_++;
+  Entry& e = entries_[row.msg.id];
+  e.row = row;
+  e.generation = watch_.generation(shard.index());
+  e.epoch = epoch_;
+  e.author = AuthorCount(row.msg.user_id);
+  e.ticket = ticket;
+  e.shard = shard.index();
+  e.referenced = false;
+  ring_.emplace_back(row.msg.id, ticket);
+}
+
+void MessageCache::Forget(int64_t msg_id) {
+  if (!entries_.empty()) entries_.erase(msg_id);
+}
+
+}  // namespace weibo

@@ -1,0 +1,122 @@
+// MessageCache: the page rows a server's timelines showed last (seed 000's message cache).
+//
+// A page of a home timeline is twenty messages, each read with its counters, its author's
+// name and its attrs (tables/msg_page.h): one statement per shard the page's messages are
+// on, about ten at 16 shards, and a third of a steady home read's time (perf, retwis
+// trace at 10 000 users). The same messages are shown again and again: a post reaches
+// some 25 inboxes and each of them shows it on several pages. A process that serves many
+// requests (weibod, the bench) keeps the rows of the messages it read most recently,
+// at most `capacity` of them; a page then reads from its shards only the ones it lacks.
+//
+// It is never staler than a read of the shard would be, by these rules:
+//
+//   * this process's own writes: every change of a row on a watched connection reaches
+//     the cache (Shard::AddRowListener, inside the statement that makes it), and
+//       - msg_info or msg_counter (rowid: the msg_id): that message is forgotten (an edit,
+//         a delete, an archive's move, a comment or repost that counts on it);
+//       - user_info (rowid: the user_id): every message of that author is stale, as the
+//         row carries the author's name (an author epoch, below);
+//       - entities (rowid: not the message's id): every entry of the shard is stale (a
+//         message's attrs change only with --attr, which is rare);
+//     a counter delta this process enqueues (flows/like.cc, EnqueueCounterDelta) forgets
+//     its message (Forget), as a page adds the pending deltas to the counters. An entry is
+//     only ever stored from a read outside a write transaction (Put checks), so nothing
+//     uncommitted is cached; a change that is rolled back only costs a miss.
+//   * other processes' commits: Usable, called before a shard's entries are used in each
+//     request, drops all of them when another connection has committed to the shard since
+//     (storage/shard_watch.h, as the counter cache does). It validates only between
+//     transactions: a snapshot older than the generation must not be stamped with it. A
+//     timeline holds a read transaction per shard for its whole page; it validates each
+//     shard right before opening it (Hold), and rows read inside are kept then.
+//
+// The author epoch: the listener counts each author's user_info changes (a map by author,
+// cleared with every entry when it grows past four times the capacity); an entry keeps the
+// count it was stored with and is stale once it differs. A user_info row changes at each
+// post and follow of its user, so an author who just posted has their cached messages
+// read again once: a miss, never a stale name.
+//
+// Only live rows are kept: a message that is gone, archived rows, and rows whose attrs the
+// page's statement did not read (PageRow::attrs_known false) are read each time. Eviction
+// is CLOCK, as in the counter cache: a hit sets the entry's bit, and a Put into a full cache
+// sweeps the ring of entries, clearing set bits, and evicts the first one clear.
+// A crash loses nothing: the entries are copies of committed rows.
+#ifndef WEIBO_TABLES_MESSAGE_CACHE_H_
+#define WEIBO_TABLES_MESSAGE_CACHE_H_
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "storage/shard_watch.h"
+#include "tables/msg_page.h"
+
+namespace weibo {
+
+class Shard;
+
+class MessageCache {
+ public:
+  explicit MessageCache(size_t capacity);
+  ~MessageCache();  // takes its row listeners off the connections
+  MessageCache(const MessageCache&) = delete;
+  MessageCache& operator=(const MessageCache&) = delete;
+
+  // Whether the shard's entries may be used now (Find, Put), validating them first when the
+  // connection is between transactions: the shard's connection is then watched (once per
+  // connection) and its entries dropped when another connection committed to it since.
+  // Inside a read transaction only when Hold opened it; inside a write transaction never.
+  // Call it before Find on a shard in each request.
+  bool Usable(Shard& shard);
+  // Validates the shard just before the caller opens a read transaction on it and holds
+  // it for a whole page (flows/timeline.cc, PageTxns): rows read inside it may be kept,
+  // with the generation from before its snapshot (a commit in between only costs a miss
+  // at the next validation). Release when the transaction ends.
+  void Hold(Shard& shard);
+  void Release(int shard);
+  // The cached row of msg_id, read from shard `shard`, or nullptr (counted as a miss); a hit
+  // marks it used. The pointer is good until the cache next changes.
+  const PageRow* Find(int shard, int64_t msg_id);
+  // Keeps row, read from shard just now; ignored inside a write transaction on it, when
+  // the shard is not watched, and for a row whose attrs are not known.
+  void Put(Shard& shard, const PageRow& row);
+  void Forget(int64_t msg_id);
+
+  size_t size() const { return entries_.size(); }
+  size_t capacity() const { return capacity_; }
+  int64_t hits() const { return hits_; }
+  int64_t misses() const { return misses_; }
+
+ private:
+  struct Entry {
+    PageRow row;
+    uint64_t generation = 0;  // the shard's, when stored
+    uint64_t epoch = 0;       // the cache's, when stored (ClearEpochs moves it)
+    uint32_t author = 0;      // the author's user_info changes counted when stored
+    uint64_t ticket = 0;      // which of the ring's items is this entry's
+    int32_t shard = 0;
+    bool referenced = false;
+  };
+  // The row listener: forgets what a changed row makes stale (the rules above).
+  static void OnChange(void* cache, int op, const char* table, int64_t rowid);
+  uint32_t AuthorCount(int64_t user) const;
+  void AuthorChanged(int64_t user);
+  // Makes room for one entry: CLOCK over the ring.
+  void Evict();
+  void Validate(Shard& shard);
+
+  size_t capacity_;
+  std::unordered_map<int64_t, Entry> entries_;
+  std::deque<std::pair<int64_t, uint64_t>> ring_;  // (msg_id, ticket), oldest first
+  uint64_t next_ticket_ = 1;
+  std::unordered_map<int64_t, uint32_t> authors_;  // user_info changes by author
+  uint64_t epoch_ = 0;
+  ShardWatch watch_;
+  std::vector<bool> held_;  // by shard: a read transaction opened right after Hold
+  int64_t hits_ = 0, misses_ = 0;
+};
+
+}  // namespace weibo
+
+#endif  // WEIBO_TABLES_MESSAGE_CACHE_H_

@@ -1,0 +1,268 @@
+// tables/message_cache.cc: the page rows a server keeps — its bound, the row changes that
+// forget entries (msg_info, msg_counter, user_info, entities), other connections' commits,
+// and, end to end, a server's timelines and lists against a process without the cache.
+#include "tables/message_cache.h"
+
+#include <map>
+
+#include "storage/shard.h"
+#include "tables/msg_page.h"
+#include "test_support.h"
+
+namespace weibo {
+namespace {
+
+using test::FreshShard;
+using test::RawDb;
+using test::TempDir;
+
+PageRow Row(int64_t msg_id, int64_t author, const std::string& content) {
+  PageRow r;
+  r.msg.id = msg_id;
+  r.msg.user_id = author;
+  r.msg.content = content;
+  r.attrs_known = true;
+  return r;
+}
+
+TEST_CASE("message cache: holds at most its capacity, a used entry outlives an unused one") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  MessageCache cache(3);
+  REQUIRE(cache.Usable(*shard));
+  for (int64_t id = 1; id <= 3; ++id) cache.Put(*shard, Row(id, 7, "m" + std::to_string(id)));
+  REQUIRE(cache.size() == 3);
+  REQUIRE(cache.Find(0, 1)->msg.content == "m1");  // used: CLOCK passes it over once
+  cache.Put(*shard, Row(4, 7, "m4"));
+  REQUIRE(cache.size() == 3);
+  REQUIRE(cache.Find(0, 2) == nullptr);  // the oldest unused one went
+  REQUIRE(cache.Find(0, 1) != nullptr);
+  cache.Put(*shard, Row(3, 7, "m3 again"));  // a second Put replaces
+  REQUIRE(cache.size() == 3);
+  REQUIRE(cache.Find(0, 3)->msg.content == "m3 again");
+  REQUIRE(cache.Find(1, 3) == nullptr);  // asked on another shard: a miss
+  PageRow unknown = Row(9, 7, "attrs not read");
+  unknown.attrs_known = false;
+  cache.Put(*shard, unknown);
+  REQUIRE(cache.Find(0, 9) == nullptr);
+  MessageCache none(0);
+  REQUIRE(none.Usable(*shard));
+  none.Put(*shard, Row(1, 7, "x"));
+  REQUIRE(none.size() == 0);
+}
+
+TEST_CASE("message cache: random puts, finds and forgets never return a forgotten row") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  MessageCache cache(32);
+  REQUIRE(cache.Usable(*shard));
+  std::map<int64_t, std::string> live;  // id -> content of its last Put, while not forgotten
+  uint64_t x = 88172645463325252ull;
+  auto next = [&] {  // xorshift64: the same sequence on every run
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  for (int step = 0; step < 20000; ++step) {
+    const int64_t id = static_cast<int64_t>(next() % 100);
+    const uint64_t op = next() % 3;
+    if (op == 0) {
+      const std::string content = "c" + std::to_string(next() % 1000);
+      cache.Put(*shard, Row(id, 7, content));
+      live[id] = content;
+      REQUIRE(cache.Find(0, id)->msg.content == content);
+    } else if (op == 1) {
+      cache.Forget(id);
+      live.erase(id);
+      REQUIRE(cache.Find(0, id) == nullptr);
+    } else if (const PageRow* hit = cache.Find(0, id)) {
+      REQUIRE(live.count(id) == 1);
+      REQUIRE(hit->msg.content == live[id]);
+    }
+    REQUIRE(cache.size() <= 32);
+  }
+}
+
+TEST_CASE("message cache: this connection's row changes forget what they make stale") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  MessageCache cache(100);
+  REQUIRE(cache.Usable(*shard));
+  auto fill = [&] {
+    cache.Put(*shard, Row(1, 7, "by 7"));
+    cache.Put(*shard, Row(2, 7, "by 7 too"));
+    cache.Put(*shard, Row(3, 8, "by 8"));
+  };
+  fill();
+  shard->Exec("INSERT INTO msg_counter(msg_id) VALUES (1)");  // the message's counters
+  REQUIRE(cache.Find(0, 1) == nullptr);
+  REQUIRE(cache.Find(0, 2) != nullptr);
+  shard->Exec(
+      "INSERT INTO msg_info(msg_id, user_id, content, type, time) VALUES (2, 7, 'x', 0, 1)");
+  REQUIRE(cache.Find(0, 2) == nullptr);  // the message's row
+  fill();
+  shard->Exec(
+      "INSERT INTO user_info(user_id, user_name, created, last_active) VALUES (7, 'seven', 1, 1)");
+  REQUIRE(cache.Find(0, 1) == nullptr);  // the author's row (the name): all of its messages
+  REQUIRE(cache.Find(0, 2) == nullptr);
+  REQUIRE(cache.Find(0, 3) != nullptr);  // another author's stay
+  fill();
+  REQUIRE(cache.Find(0, 1) != nullptr);  // stored again after the change: good again
+  shard->Exec("INSERT INTO entities(id, updated, body) VALUES (x'01', 1, x'02')");
+  REQUIRE(cache.Find(0, 1) == nullptr);  // an entity: every entry
+  REQUIRE(cache.Find(0, 3) == nullptr);
+  fill();
+  {
+    // Nothing is stored from inside a write transaction, and a change inside one forgets
+    // at once (a rollback then only costs a miss).
+    WriteTxn txn(*shard);
+    REQUIRE_FALSE(cache.Usable(*shard));
+    cache.Put(*shard, Row(4, 8, "uncommitted"));
+    REQUIRE(cache.Find(0, 4) == nullptr);
+    shard->Exec("UPDATE msg_counter SET like_count = 1 WHERE msg_id = 1");
+    REQUIRE(cache.Find(0, 1) == nullptr);
+  }
+  REQUIRE(cache.Find(0, 3) != nullptr);
+}
+
+TEST_CASE("message cache: another connection's commit drops the shard's entries") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  MessageCache cache(10);
+  REQUIRE(cache.Usable(*shard));
+  cache.Put(*shard, Row(1, 7, "before"));
+  REQUIRE(cache.Usable(*shard));  // nobody else wrote: still there
+  REQUIRE(cache.Find(0, 1) != nullptr);
+  RawDb raw(shard->path());  // another process, as far as SQLite can tell
+  raw.Exec("INSERT INTO msg_counter(msg_id) VALUES (1)");
+  REQUIRE(cache.Usable(*shard));
+  REQUIRE(cache.Find(0, 1) == nullptr);
+  // Inside a read transaction a shard is not validated: rows are kept only when Hold
+  // validated it just before the transaction opened.
+  cache.Put(*shard, Row(1, 7, "again"));
+  {
+    ReadTxn txn(*shard);
+    shard->Query("SELECT count(*) FROM msg_info").IntOr(0);  // the snapshot starts
+    raw.Exec("UPDATE msg_counter SET like_count = 2 WHERE msg_id = 1");
+    REQUIRE_FALSE(cache.Usable(*shard));
+  }
+  REQUIRE(cache.Usable(*shard));
+  REQUIRE(cache.Find(0, 1) == nullptr);
+  cache.Hold(*shard);
+  {
+    ReadTxn txn(*shard);
+    REQUIRE(cache.Usable(*shard));
+    cache.Put(*shard, Row(1, 7, "held"));
+  }
+  cache.Release(0);
+  REQUIRE(cache.Usable(*shard));
+  REQUIRE(cache.Find(0, 1)->msg.content == "held");
+}
+
+// End to end: a server with a small message cache (evicting) against a process without
+// one, over random writes through both. After each step every user's home timeline and
+// own posts, and a message's comment and repost lists, must be the same through both.
+TEST_CASE("message cache: a server's timelines and lists match a process without the cache") {
+  for (const char* feed : {"hybrid", "push", "pull"}) {
+    DYNAMIC_SECTION(feed) {
+      test::Cluster c(test::ClusterOptions{4, feed, 3});
+      const int users = 6;
+      for (int u = 1; u <= users; ++u) c.AddUser("u" + std::to_string(u));
+      for (int u = 1; u <= users; ++u)
+        for (int v = 1; v <= users; ++v)
+          if (u != v && (u + v) % 3 != 0) c.Follow(u, v);
+      EmbeddedOptions eo = test::ServerOptions(c.dir());
+      eo.message_cache = 24;
+      auto server = OpenEmbedded(eo);
+      EmbeddedOptions plain;
+      plain.data_dir = c.dir();
+      plain.now_ms = test::kNow;
+      auto check = [&] {
+        server->Idle();  // held deliveries and joins applied: the other process sees them
+        for (int u = 1; u <= users; ++u)
+          for (bool posts : {false, true}) {
+            const Request page{"timeline", {{"user", u}, {"count", 30}, {"posts", posts}}};
+            auto hot = server->Execute(page);
+            REQUIRE(hot.ok());
+            server->Idle();
+            auto cold = OpenEmbedded(plain)->Execute(page);
+            REQUIRE(cold.ok());
+            INFO("user " << u << (posts ? " posts" : " home"));
+            REQUIRE(hot.value().dump() == cold.value().dump());
+          }
+      };
+      std::vector<int64_t> msgs;
+      uint64_t x = 88172645463325252ull;
+      auto next = [&] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+      };
+      auto run = [&](bool on_server, const std::string& op, Json args) {
+        auto r = on_server ? server->Execute(Request{op, args})
+                           : OpenEmbedded(plain)->Execute(Request{op, args});
+        return r.ok() ? r.value() : Json();
+      };
+      for (int step = 0; step < 120; ++step) {
+        const bool on_server = next() % 3 != 0;  // a third through another process
+        const int64_t user = static_cast<int64_t>(next() % users) + 1;
+        const std::string any = msgs.empty() ? "0" : std::to_string(msgs[next() % msgs.size()]);
+        const std::string text = "text " + std::to_string(step);
+        switch (msgs.size() < 6 ? 0 : next() % 9) {
+          case 0: {
+            Json args{{"user", user}, {"content", text}};
+            if (next() % 4 == 0) args["attrs"] = Json::array({"topic=t" + std::to_string(step)});
+            Json m = run(on_server, "post", args);
+            if (!m.is_null()) msgs.push_back(test::IdOf(m));
+            break;
+          }
+          case 1: {
+            Json m = run(on_server, "repost", {{"user", user}, {"msg", any}});
+            if (!m.is_null()) msgs.push_back(test::IdOf(m));
+            break;
+          }
+          case 2:
+            run(on_server, "comment", {{"user", user}, {"msg", any}, {"content", text}});
+            break;
+          case 3:
+            run(on_server, "like", {{"user", user}, {"msg", any}});
+            break;
+          case 4:
+            run(on_server, "unlike", {{"user", user}, {"msg", any}});
+            break;
+          case 5:  // its author's only, else refused and nothing changes
+            run(on_server, "edit", {{"user", user}, {"msg", any}, {"content", text + " edited"}});
+            break;
+          case 6:
+            run(on_server, "delete", {{"user", user}, {"msg", any}});
+            break;
+          case 7:
+            run(on_server, "show", {{"msg", any}});  // a view: a pending delta
+            break;
+          default:
+            run(on_server, next() % 2 ? "follow" : "unfollow",
+                {{"user", user}, {"target", static_cast<int64_t>(next() % users) + 1}});
+        }
+        if (step % 6 == 5) check();
+        if (step % 20 == 19 && !msgs.empty()) {
+          const Request lists[] = {
+              {"comments", {{"msg", any}}},
+              {"reposts", {{"msg", any}}},
+          };
+          for (const Request& list : lists) {
+            auto hot = server->Execute(list);
+            auto cold = OpenEmbedded(plain)->Execute(list);
+            REQUIRE(hot.ok() == cold.ok());
+            if (hot.ok()) REQUIRE(hot.value().dump() == cold.value().dump());
+          }
+        }
+      }
+      check();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weibo
