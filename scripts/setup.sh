@@ -7,6 +7,7 @@ build=${WEIBO_BUILD_DIR:-$top/build}
 packages=(build-essential cmake pkg-config libsqlite3-dev sqlite3 libcli11-dev nlohmann-json3-dev
           libzmq3-dev cppzmq-dev catch2 libsodium-dev zlib1g-dev libsimdjson-dev libutf8proc-dev libjq-dev
           libhiredis-dev redis-server
+          libmimalloc-dev  # the programs' allocator (CMakeLists.txt, WEIBO_MIMALLOC)
           libvips-dev  # weibo-avatar: decode, resize and encode pictures
           man-db groff-base python3
           clang libclang-rt-14-dev clang-format)  # clang + libFuzzer: the fuzz.libfuzzer test
