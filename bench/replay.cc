@@ -220,8 +220,11 @@ void Replayer::OpenEmbeddedExecutor() {
   embedded.data_dir = options_.data_dir;
   embedded.now_ms = options_.default_now_ms;
   embedded.group_commit = options_.cluster.group_commit;
-  // A long-running process, as weibod: it keeps weibod's default message cache too.
-  embedded.message_cache = static_cast<int64_t>(DaemonOptions{}.message_cache);
+  // A long-running process, as weibod: it keeps weibod's default message cache too. Not
+  // when the reads are counted (weibo-sim, --strategy all): the shards and statements an
+  // op needs are measured, not what a warm cache saves of them.
+  embedded.message_cache =
+      options_.count_reads ? 0 : static_cast<int64_t>(DaemonOptions{}.message_cache);
   Probe::Watch(true, options_.count_reads);
   executor_ = OpenEmbedded(embedded);
 }
