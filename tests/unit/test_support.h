@@ -69,6 +69,21 @@ inline void AddReprepared(sqlite3* db, std::map<std::string, int>* out) {
   }
 }
 
+// xorshift64: a fixed sequence of pseudo-random numbers, the same on every run, for tests
+// that drive a structure with random operations against a plain model of it.
+class XorShift {
+ public:
+  uint64_t operator()() {
+    x_ ^= x_ << 13;
+    x_ ^= x_ >> 7;
+    x_ ^= x_ << 17;
+    return x_;
+  }
+
+ private:
+  uint64_t x_ = 88172645463325252ull;
+};
+
 inline int64_t IdOf(const Json& j) { return std::stoll(j.at("id").get<std::string>()); }
 
 inline std::vector<int64_t> IdsOf(const Json& list) {

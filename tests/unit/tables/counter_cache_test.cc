@@ -55,13 +55,7 @@ TEST_CASE("counter cache: random puts, finds and forgets never return a wrong or
   CounterCache cache(64);
   cache.Validate(*shard);
   std::map<int64_t, int64_t> live;  // id -> likes of its last Put, while not forgotten
-  uint64_t x = 88172645463325252ull;
-  auto next = [&] {  // xorshift64: the same sequence on every run
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  test::XorShift next;
   for (int step = 0; step < 20000; ++step) {
     const int64_t id = static_cast<int64_t>(next() % 200) * 4 + 1;  // a shard's stride
     const uint64_t op = next() % 3;

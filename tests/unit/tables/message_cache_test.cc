@@ -57,13 +57,7 @@ TEST_CASE("message cache: random puts, finds and forgets never return a forgotte
   MessageCache cache(32);
   REQUIRE(cache.Usable(*shard));
   std::map<int64_t, std::string> live;  // id -> content of its last Put, while not forgotten
-  uint64_t x = 88172645463325252ull;
-  auto next = [&] {  // xorshift64: the same sequence on every run
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  test::XorShift next;
   for (int step = 0; step < 20000; ++step) {
     const int64_t id = static_cast<int64_t>(next() % 100);
     const uint64_t op = next() % 3;
@@ -193,13 +187,7 @@ TEST_CASE("message cache: a server's timelines and lists match a process without
           }
       };
       std::vector<int64_t> msgs;
-      uint64_t x = 88172645463325252ull;
-      auto next = [&] {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        return x;
-      };
+      test::XorShift next;
       auto run = [&](bool on_server, const std::string& op, Json args) {
         auto r = on_server ? server->Execute(Request{op, args})
                            : OpenEmbedded(plain)->Execute(Request{op, args});
