@@ -50,9 +50,13 @@ bool MessageCache::Usable(Shard& shard) {
   // see now, and the generation it moved to would be stamped on rows of that older
   // snapshot: a shard is validated between transactions only. A read transaction is used
   // when it was opened right after one (Hold); a write transaction never is.
+  if (sqlite3_txn_state(shard.db(), nullptr) == SQLITE_TXN_NONE) Validate(shard);
+  return InValidatedView(shard);
+}
+
+bool MessageCache::InValidatedView(Shard& shard) const {
   switch (sqlite3_txn_state(shard.db(), nullptr)) {
     case SQLITE_TXN_NONE:
-      Validate(shard);
       return true;
     case SQLITE_TXN_READ:
       return static_cast<size_t>(shard.index()) < held_.size() &&
@@ -116,9 +120,9 @@ void MessageCache::Evict() {
 void MessageCache::Put(Shard& shard, const PageRow& row) {
   if (capacity_ == 0 || !row.attrs_known) return;
   if (!watch_.Watches(shard)) return;  // its changes would go unnoticed
-  if (!Usable(shard))
-    return;  // a write transaction's own view, or a snapshot older
-             // than the generation
+  // Not validated again here: the row was read after the caller's Usable, and a commit
+  // since would move the generation past the row's snapshot.
+  if (!InValidatedView(shard)) return;
   entries_.erase(row.msg.id);
   while (entries_.size() >= capacity_) Evict();
   // Forgotten entries leave their items in the ring: dropped here when they are most of it.

@@ -78,8 +78,9 @@ class MessageCache {
   // The cached row of msg_id, read from shard `shard`, or nullptr (counted as a miss); a hit
   // marks it used. The pointer is good until the cache next changes.
   const PageRow* Find(int shard, int64_t msg_id);
-  // Keeps row, read from shard just now; ignored inside a write transaction on it, when
-  // the shard is not watched, and for a row whose attrs are not known.
+  // Keeps row, read from shard just now, after Usable in the same request (whose generation
+  // it is stamped with: Put does not validate again); ignored inside a write transaction on
+  // it, when the shard is not watched, and for a row whose attrs are not known.
   void Put(Shard& shard, const PageRow& row);
   void Forget(int64_t msg_id);
 
@@ -105,6 +106,8 @@ class MessageCache {
   // Makes room for one entry: CLOCK over the ring.
   void Evict();
   void Validate(Shard& shard);
+  // Usable's answer without validating: between transactions, or in a held read one.
+  bool InValidatedView(Shard& shard) const;
 
   size_t capacity_;
   std::unordered_map<int64_t, Entry> entries_;

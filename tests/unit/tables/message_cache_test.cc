@@ -152,6 +152,15 @@ TEST_CASE("message cache: another connection's commit drops the shard's entries"
   cache.Release(0);
   REQUIRE(cache.Usable(*shard));
   REQUIRE(cache.Find(0, 1)->msg.content == "held");
+  // A commit by another connection between a page's read and its Put: the row is stamped
+  // with the generation validated before the read, so the next validation drops it
+  // (validating again in Put would stamp the newer one on the older row).
+  REQUIRE(cache.Usable(*shard));
+  const PageRow read_before = Row(2, 7, "read before the commit");
+  raw.Exec("UPDATE msg_counter SET like_count = 3 WHERE msg_id = 1");
+  cache.Put(*shard, read_before);
+  REQUIRE(cache.Usable(*shard));
+  REQUIRE(cache.Find(0, 2) == nullptr);
 }
 
 // End to end: a server with a small message cache (evicting) against a process without
