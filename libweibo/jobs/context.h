@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -65,6 +66,14 @@ struct UnsyncedJobs {
   }
 };
 
+// A sync of target WALs that runs on a thread of its own (jobs.cc, StartSyncAppliedJobs):
+// the jobs it makes durable, still pending in their outboxes until it has ended and they
+// are marked done, and its end (a failure rethrown by get()).
+struct SyncInFlight {
+  UnsyncedJobs jobs;
+  std::future<void> done;
+};
+
 // Group commit's state, one per open data directory: kept by the executor across its
 // requests (ops/embedded.cc), so that deliveries of many requests share one sync.
 struct GroupCommit {
@@ -72,6 +81,19 @@ struct GroupCommit {
   // own before it returns).
   size_t limit = 0;
   UnsyncedJobs unsynced;
+  // The jobs of the last limit's worth, while their targets' WALs are synced on another
+  // thread (jobs.cc, StartSyncAppliedJobs): this process's still, as unsynced ones are.
+  std::optional<SyncInFlight> syncing;
+  bool Unsynced(int source, int64_t id) const {
+    return unsynced.count(source, id) || (syncing && syncing->jobs.count(source, id));
+  }
+  int64_t UnsyncedBelow(int source, int64_t below) const {
+    return unsynced.CountBelow(source, below) +
+           (syncing ? syncing->jobs.CountBelow(source, below) : 0);
+  }
+  size_t UnsyncedCount() const {
+    return unsynced.jobs.size() + (syncing ? syncing->jobs.jobs.size() : 0);
+  }
   // Set with a limit by long-running servers (weibod, the nodes, the bench): the jobs of
   // deferrable merging kinds (counter deltas: jobs.h JobKind) that a request made for its
   // own shard are not applied by the request but gathered here, still pending in the

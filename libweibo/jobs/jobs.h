@@ -46,7 +46,17 @@ bool OwnsShard(Context& ctx, int shard);
 // such jobs have gathered (at once when that is 0); a server calls it through
 // Executor::Idle() when idle and at least every few tens of milliseconds, and a closing
 // executor calls it too.
+// It first ends a sync started by StartSyncAppliedJobs.
 void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit);
+// The same sync, on a thread of its own: the WALs are synced while the caller goes on,
+// and the jobs stay pending (and this process's: GroupCommit::syncing) until it has ended
+// and FinishSyncInFlight marks them done — at a later drain, or first thing in the next
+// sync. A server's DrainCreated starts one once GroupCommit::limit jobs have gathered, so
+// that no request waits for the fsyncs of 16 WALs (weibo(7), GROUP COMMIT).
+void StartSyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit);
+// Waits for the sync StartSyncAppliedJobs started, if any, and marks its jobs done;
+// rethrows its failure (the jobs then stay pending, to be applied again).
+void FinishSyncInFlight(ShardSet& shards, GroupCommit& group_commit);
 // Applies the jobs deferred in the context's GroupCommit (defer_merged), merged; returns how
 // many. A server calls it through Executor::Idle(), fsck before it looks, and DrainCreated
 // once kMaxDeferred have gathered. A crash before loses nothing: they are pending.

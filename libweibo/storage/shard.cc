@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "storage/explain_log.h"
 #include "storage/failure.h"
@@ -371,6 +373,23 @@ void Shard::SyncWal() {
   if (wal == nullptr || wal->pMethods == nullptr) return;
   rc = wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
   if (rc != SQLITE_OK) Raise(rc, "sync of the WAL");
+}
+
+std::string Shard::WalPath() const {
+  const char* wal = sqlite3_filename_wal(sqlite3_db_filename(db_, "main"));
+  return wal != nullptr ? std::string(wal) : path_ + "-wal";
+}
+
+void SyncFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return;
+    Fail(Code::kStorageError, "cannot open " + path + " to sync it: " + std::strerror(errno));
+  }
+  int rc = fdatasync(fd);
+  const int error = errno;
+  close(fd);
+  if (rc != 0) Fail(Code::kStorageError, "sync of " + path + ": " + std::strerror(error));
 }
 
 void Shard::Raise(int rc, const char* what) {

@@ -116,6 +116,8 @@ class Shard {
   // made before, by any connection and at any synchronous level, is durable afterwards. A
   // commit made with synchronous=NORMAL is not until this, a FULL commit or a checkpoint.
   void SyncWal();
+  // The path of this shard's WAL file (whether it exists or not), for SyncFile.
+  std::string WalPath() const;
 
   // Row changes on this connection (sqlite3_update_hook, which takes one callback per
   // connection): each listener added is called with the operation (SQLITE_INSERT, ...),
@@ -193,6 +195,12 @@ class ReadTxn {
  private:
   Shard& shard_;
 };
+
+// fdatasync of the file at path through a descriptor of its own, for a thread that must
+// not use a connection (jobs.cc, StartSyncAppliedJobs): the file's data written by any
+// descriptor before the call is durable after it. A WAL that does not exist holds nothing
+// to sync (its connection closed it, which checkpointed it). Fails with storage_error.
+void SyncFile(const std::string& path);
 
 }  // namespace weibo
 

@@ -11,10 +11,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 
 #include "flows/flows.h"
 #include "jobs/context.h"
+#include "storage/failure.h"
+#include "storage/shard.h"
 #include "storage/shard_set.h"
 #include "tables/active_fan.h"
 #include "tables/outbox.h"
@@ -646,6 +649,68 @@ TEST_CASE("jobs: group commit defers tiered deliveries too, and marks them done 
   Json report = c.Fsck();
   INFO(report.dump());
   CHECK(report.at("ok") == true);
+}
+
+// A server's group commit syncs the targets' WALs on a thread of its own
+// (StartSyncAppliedJobs): the jobs stay pending in their outboxes, and this process's (a
+// drain passes over them), until the sync has ended and they are marked done.
+TEST_CASE("jobs: a sync on its own thread keeps its jobs pending and ours until it ends") {
+  Cluster c(ClusterOptions{4, "push"});
+  c.SetDrain(false);
+  c.AddUser("alice");
+  c.AddUser("bob");
+  ShardSet set(c.dir(), nullptr);
+  std::vector<JobRow> jobs;
+  for (int s = 0; s < 4; ++s)
+    for (JobRow& job : PendingJobs(set.At(s), 10)) jobs.push_back(std::move(job));
+  REQUIRE(jobs.size() == 2);
+  auto pending = [&] {
+    size_t n = 0;
+    for (int s = 0; s < 4; ++s) n += PendingJobs(set.At(s), 10).size();
+    return n;
+  };
+  // As if applied in transactions not synced yet: the first starts a sync of its own.
+  GroupCommit group;
+  group.limit = 1;
+  group.unsynced.jobs[{jobs[0].source_shard, jobs[0].local_id}] = jobs[0].target_shard;
+  group.unsynced.applied = 1;
+  StartSyncAppliedJobs(set, group);
+  CHECK(group.unsynced.empty());
+  REQUIRE(group.syncing.has_value());
+  CHECK(group.Unsynced(jobs[0].source_shard, jobs[0].local_id));
+  CHECK(group.UnsyncedBelow(jobs[0].source_shard, jobs[0].local_id + 1) == 1);
+  CHECK(group.UnsyncedCount() == 1);
+  CHECK(pending() == 2);  // not marked done before the sync has ended
+  // The next sync ends the first one (and marks its job done) before it starts.
+  group.unsynced.jobs[{jobs[1].source_shard, jobs[1].local_id}] = jobs[1].target_shard;
+  group.unsynced.applied = 1;
+  StartSyncAppliedJobs(set, group);
+  CHECK_FALSE(group.Unsynced(jobs[0].source_shard, jobs[0].local_id));
+  CHECK(group.Unsynced(jobs[1].source_shard, jobs[1].local_id));
+  CHECK(pending() == 1);
+  // A synchronous sync (a drain, a closing executor) ends the one in flight first.
+  SyncAppliedJobs(set, group);
+  CHECK_FALSE(group.syncing.has_value());
+  CHECK(group.UnsyncedCount() == 0);
+  CHECK(pending() == 0);
+  FinishSyncInFlight(set, group);  // nothing in flight: nothing to do
+  CHECK(pending() == 0);
+}
+
+TEST_CASE("jobs: SyncFile syncs a file, passes over a missing one and reports a failure") {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/wal";
+  CHECK_NOTHROW(SyncFile(path));  // no such file: nothing to sync
+  { std::ofstream(path) << "frames"; }
+  CHECK_NOTHROW(SyncFile(path));
+  // procfs files cannot be synced (EINVAL): a storage error that names the file.
+  try {
+    SyncFile("/proc/self/status");
+    FAIL("no failure");
+  } catch (const Failure& f) {
+    CHECK(f.status().code() == Code::kStorageError);
+    CHECK(f.status().message().find("/proc/self/status") != std::string::npos);
+  }
 }
 
 TEST_CASE(
