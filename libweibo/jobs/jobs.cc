@@ -678,12 +678,13 @@ int64_t ApplyHeldToBatch(Context& ctx) {
 
 namespace {
 
-// The targets to sync for these jobs, and their jobs by source shard (local ids).
-std::set<int> SyncTargets(const UnsyncedJobs& unsynced, std::map<int, std::vector<int64_t>>* done) {
+// The targets to sync for these jobs, and (when done is given) their jobs by source shard.
+std::set<int> SyncTargets(const UnsyncedJobs& unsynced,
+                          std::map<int, std::vector<int64_t>>* done = nullptr) {
   std::set<int> targets = unsynced.part_targets;
   for (const auto& [job, target] : unsynced.jobs) {
     targets.insert(target);
-    (*done)[job.first].push_back(job.second);
+    if (done != nullptr) (*done)[job.first].push_back(job.second);
   }
   return targets;
 }
@@ -706,9 +707,8 @@ void StartSyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit) {
   FinishSyncInFlight(shards, group_commit);  // one at a time: the previous one ends first
   UnsyncedJobs& unsynced = group_commit.unsynced;
   if (unsynced.empty()) return;
-  std::map<int, std::vector<int64_t>> done;
   std::vector<std::string> wals;
-  for (int t : SyncTargets(unsynced, &done)) wals.push_back(shards.At(t).WalPath());
+  for (int t : SyncTargets(unsynced)) wals.push_back(shards.At(t).WalPath());
   // The thread touches no connection: it syncs each WAL through a descriptor of its own
   // (storage/shard.h, SyncFile), which flushes the file whoever wrote it. Everything the
   // jobs wrote was committed before it starts; what later commits add is synced too.
