@@ -52,7 +52,7 @@ void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit);
 // and the jobs stay pending (and this process's: GroupCommit::syncing) until it has ended
 // and FinishSyncInFlight marks them done — at a later drain, or first thing in the next
 // sync. A server's DrainCreated starts one once GroupCommit::limit jobs have gathered, so
-// that no request waits for the fsyncs of 16 WALs (weibo(7), GROUP COMMIT).
+// that no request waits for the fsyncs of 16 WALs (weibo(7), STORAGE AND THE WAL-RESET BUG).
 void StartSyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit);
 // Waits for the sync StartSyncAppliedJobs started, if any, and marks its jobs done;
 // rethrows its failure (the jobs then stay pending, to be applied again).
