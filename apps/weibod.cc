@@ -57,6 +57,10 @@ void AddDaemonOptions(CLI::App& app, weibo::DaemonOptions& options) {
       ->type_name("N")
       ->check(CLI::Range(size_t{0}, size_t{100000}).description(""))
       ->capture_default_str();
+  app.add_flag_callback(
+      "--no-background-applies", [&options] { options.background_applies = false; },
+      "apply the held batches on the request that finds one due, not on a thread of the "
+      "daemon's own with connections of its own");
   app.add_option("--counter-cache", options.counter_cache,
                  "hot counters: the counters of this many recently read messages kept in "
                  "memory for count (0 to 10000000); 0: every read goes to its shard")

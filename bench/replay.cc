@@ -225,6 +225,9 @@ void Replayer::OpenEmbeddedExecutor() {
   // op needs are measured, not what a warm cache saves of them.
   embedded.message_cache =
       options_.count_reads ? 0 : static_cast<int64_t>(DaemonOptions{}.message_cache);
+  // As weibod applies them (--background-applies), but not when reads are counted: the
+  // applier's statements would land on whichever op happened to run beside them.
+  embedded.background_applies = !options_.count_reads;
   Probe::Watch(true, options_.count_reads);
   executor_ = OpenEmbedded(embedded);
 }

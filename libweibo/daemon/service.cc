@@ -30,6 +30,7 @@ std::unique_ptr<Executor> Service::Open(bool explain) const {
   eo.transport = transport_;
   eo.on_event = on_event_;
   eo.group_commit = explain ? 0 : static_cast<int>(options_.group_commit);
+  eo.background_applies = options_.background_applies;
   // An explained request runs cold: its statements are what an embedded command runs.
   eo.counter_cache = explain ? 0 : static_cast<int>(options_.counter_cache);
   eo.seen_cache = explain ? 0 : static_cast<int64_t>(options_.seen_cache);

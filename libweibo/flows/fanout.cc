@@ -323,26 +323,47 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {
 // users (any tier) and still follow the author (an unfollow's undelivery may have run
 // already, and the delivery will re-check the follow). Looked up by reader in the index
 // of the target's held deliveries (GroupCommit::held_readers), first extended over the
-// jobs held since the last read: each held job is decoded once, not at every read.
-std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader) {
-  GroupCommit& group = ctx.group_commit();
-  auto it = group.held_deliveries.find(own.index());
-  if (it == group.held_deliveries.end()) return {};
-  GroupCommit::HeldReaders& index = group.held_readers[own.index()];
-  for (; index.indexed < it->second.size(); ++index.indexed) {
-    const DeliverJob d = DeliverJob::Decode(it->second[index.indexed].payload);
+// jobs held since the last read: each held job is decoded once, not at every read. The
+// batch a background applier is applying for the target (GroupCommit::in_flight) is
+// looked up the same way: until it is collected, its rows may not be committed yet.
+namespace {
+
+void IndexHeld(const std::vector<HeldJob>& jobs, GroupCommit::HeldReaders& index) {
+  for (; index.indexed < jobs.size(); ++index.indexed) {
+    const DeliverJob d = DeliverJob::Decode(jobs[index.indexed].payload);
     for (const std::vector<int64_t>* users : {&d.users, &d.later})
       for (int64_t user : *users) index.of[user].emplace_back(d.msg_id, d.author);
   }
-  auto mine = index.of.find(reader);
-  if (mine == index.of.end()) return {};
+}
+
+}  // namespace
+
+std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader) {
+  GroupCommit& group = ctx.group_commit();
+  std::vector<const std::vector<std::pair<int64_t, int64_t>>*> found;
+  auto it = group.held_deliveries.find(own.index());
+  if (it != group.held_deliveries.end()) {
+    GroupCommit::HeldReaders& index = group.held_readers[own.index()];
+    IndexHeld(it->second, index);
+    auto mine = index.of.find(reader);
+    if (mine != index.of.end()) found.push_back(&mine->second);
+  }
+  if (group.in_flight && group.in_flight->target == own.index()) {
+    GroupCommit::HeldReaders& index = group.in_flight->readers;
+    IndexHeld(*group.in_flight->jobs, index);
+    auto mine = index.of.find(reader);
+    if (mine != index.of.end()) found.push_back(&mine->second);
+  }
+  if (found.empty()) return {};
   std::vector<int64_t> ids;
   std::map<int64_t, bool> follows;  // author -> whether reader follows
-  for (const auto& [msg_id, author] : mine->second) {
-    auto f = follows.find(author);
-    if (f == follows.end())
-      f = follows.emplace(author, HasRelation(own, reader, author, kFollowing)).first;
-    if (f->second) ids.push_back(msg_id);
+  for (const auto* list : found) {
+    for (const auto& [msg_id, author] : *list) {
+      auto f = follows.find(author);
+      if (f == follows.end())
+        f = follows.emplace(author, HasRelation(own, reader, author, kFollowing)).first;
+      if (f->second) ids.push_back(msg_id);
+    }
   }
   std::sort(ids.rbegin(), ids.rend());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());

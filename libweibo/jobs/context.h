@@ -26,10 +26,11 @@
 
 namespace weibo {
 
-class JobTransport;  // jobs/transport.h: set on a cluster node only
-class CounterCache;  // tables/counter_cache.h: set in a server only
-class MessageCache;  // tables/message_cache.h: set in a server only
-class SeenCache;     // tables/seen_cache.h: set in a server only
+class JobTransport;       // jobs/transport.h: set on a cluster node only
+class CounterCache;       // tables/counter_cache.h: set in a server only
+class MessageCache;       // tables/message_cache.h: set in a server only
+class SeenCache;          // tables/seen_cache.h: set in a server only
+class BackgroundApplier;  // jobs/jobs.h: set in a server that applies in the background
 
 struct JobRef {
   int shard;
@@ -134,6 +135,26 @@ struct GroupCommit {
     std::unordered_map<int64_t, std::vector<std::pair<int64_t, int64_t>>> of;
   };
   std::map<int, HeldReaders> held_readers;
+  // Background applies (jobs.cc): a server with a background applier hands it one batch
+  // at a time, one target's held deliveries or the held list joins, instead of applying
+  // it on the request's thread. The batch's jobs stay in held, and a delivery batch stays
+  // in the reads' index (readers, over jobs), until a later drain finds it ended and
+  // collects it (FinishBackgroundApply); jobs is not changed while the thread reads it.
+  struct InFlightApply {
+    int target = -1;  // a delivery batch's target shard; -1: list joins
+    std::shared_ptr<const std::vector<HeldJob>> jobs;
+    HeldReaders readers;
+    // Ends with the jobs the applier applied without a sync (group commit's, as here):
+    // this process's to sync and mark done, once collected.
+    std::future<UnsyncedJobs> done;
+  };
+  std::shared_ptr<BackgroundApplier> background;  // before in_flight: outlives its thread
+  std::optional<InFlightApply> in_flight;
+  // Set in a background applier's own group commit: it applies held jobs, which commute
+  // with every other job, and the jobs they create (the next tiers, the joins' merges and
+  // drops), which commute too: a drain there takes along no older pending job of their
+  // (source, target) pairs (jobs.cc, InOrder), which may be the server's own held ones.
+  bool no_catch_up = false;
   // The target whose held deliveries were applied last for being over the limit: the next
   // one is the first held target after it, round the shards (NextHeldTarget).
   int last_held_target = -1;
@@ -206,6 +227,7 @@ class Context {
   GroupCommit& group_commit() { return *group_commit_; }
   const ClusterConfig& config() const { return shards_.config(); }
   int64_t now() const { return clock_.NowMs(); }
+  Clock clock() const { return clock_; }
 
   // Writes a job into source's open transaction and remembers it for draining.
   void Enqueue(Shard& source, int target, const char* kind, Json payload);

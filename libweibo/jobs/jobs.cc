@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -140,8 +141,8 @@ void MarkDone(ShardSet& shards, const std::map<int, std::vector<int64_t>>& done)
 // (for a post to 100 000 fans, 15 jobs of about 60 KB).
 struct Parsed {
   const JobRow* job;
-  Json payload;  // parsed once: to decide on group commit and to apply
-  bool part;     // a held fan-out's part: no row of its own
+  const Json* payload;  // parsed once: to decide on group commit and to apply
+  bool part;            // a held fan-out's part: no row of its own
 };
 
 // Holds parts, made by a fan-out whose fanout job is parent and now committed.
@@ -186,16 +187,12 @@ bool Deferrable(const std::vector<Parsed>& group) {
 // targets touch different files and commute. A crash between the two phases leaves jobs
 // pending that are already applied: applying them again changes nothing. Returns how many
 // were applied now.
-// ApplyParsedBatch takes the payloads already parsed, payloads[k] being jobs[k]'s (whose
-// payload text is then not read).
-// With group_commit, a fanout job may hold its deliveries as parts (held fan-outs, above);
-// parts[k] (if given) says that jobs[k] is such a part.
-int64_t ApplyParsedBatch(Context& ctx, const std::vector<JobRow>& jobs, std::vector<Json> payloads,
-                         bool group_commit, const std::vector<bool>* parts = nullptr) {
+// ApplyParsed takes the jobs with their payloads already parsed (whose text is then not
+// read). With group_commit, a fanout job may hold its deliveries as parts (held fan-outs,
+// above); Parsed::part says that a job is such a part.
+int64_t ApplyParsed(Context& ctx, const std::vector<Parsed>& jobs, bool group_commit) {
   std::map<int, std::vector<Parsed>> by_target;
-  for (size_t k = 0; k < jobs.size(); ++k)
-    by_target[jobs[k].target_shard].push_back(
-        Parsed{&jobs[k], std::move(payloads[k]), parts != nullptr && (*parts)[k]});
+  for (const Parsed& p : jobs) by_target[p.job->target_shard].push_back(p);
   int64_t n = 0;
   std::map<int, std::vector<int64_t>> done;  // source shard -> local ids still to mark
   GroupCommit& held = ctx.group_commit();
@@ -213,12 +210,12 @@ int64_t ApplyParsedBatch(Context& ctx, const std::vector<JobRow>& jobs, std::vec
       if (kind != nullptr && kind->merge != nullptr) {
         if (!JobApplied(target, p.job->global_id())) {
           RecordJobApplied(target, p.job->global_id(), ctx.now());
-          merged[kind].push_back(&p.payload);
+          merged[kind].push_back(p.payload);
           ++n;
         }
       } else {
         Context::FanOutParts scope(ctx, group_commit);
-        if (ApplyParsedInTxn(ctx, target, *p.job, p.payload)) ++n;
+        if (ApplyParsedInTxn(ctx, target, *p.job, *p.payload)) ++n;
         if (ctx.HasFanOutParts()) {  // pending, and not marked done, until they are applied
           opened.emplace_back(p.job, ctx.TakeFanOutParts());
           continue;
@@ -247,11 +244,22 @@ int64_t ApplyParsedBatch(Context& ctx, const std::vector<JobRow>& jobs, std::vec
   return n;
 }
 
+// ApplyParsed with payloads[k] being jobs[k]'s, and parts[k] (if given) whether it is a part.
+int64_t ApplyParsedBatch(Context& ctx, const std::vector<JobRow>& jobs,
+                         const std::vector<Json>& payloads, bool group_commit,
+                         const std::vector<bool>* parts = nullptr) {
+  std::vector<Parsed> parsed;
+  parsed.reserve(jobs.size());
+  for (size_t k = 0; k < jobs.size(); ++k)
+    parsed.push_back(Parsed{&jobs[k], &payloads[k], parts != nullptr && (*parts)[k]});
+  return ApplyParsed(ctx, parsed, group_commit);
+}
+
 int64_t ApplyBatch(Context& ctx, const std::vector<JobRow>& jobs, bool group_commit) {
   std::vector<Json> payloads;
   payloads.reserve(jobs.size());
   for (const JobRow& job : jobs) payloads.push_back(Json::parse(job.payload));
-  return ApplyParsedBatch(ctx, jobs, std::move(payloads), group_commit);
+  return ApplyParsedBatch(ctx, jobs, payloads, group_commit);
 }
 
 }  // namespace
@@ -360,9 +368,10 @@ bool HeldBack(const JobRow& job) {
 }
 
 std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
-  std::map<std::pair<int, int>, int64_t> first;  // (source, target) -> oldest own job id
-  std::map<int, int64_t> newest_first;           // source -> the largest of those
-  std::set<std::pair<int, int64_t>> mine;        // (source, id) of the own jobs
+  if (ctx.group_commit().no_catch_up) return own;  // a background applier's (context.h)
+  std::map<std::pair<int, int>, int64_t> first;    // (source, target) -> oldest own job id
+  std::map<int, int64_t> newest_first;             // source -> the largest of those
+  std::set<std::pair<int, int64_t>> mine;          // (source, id) of the own jobs
   for (const JobRow& job : own) {
     auto key = std::make_pair(job.source_shard, job.target_shard);
     auto it = first.find(key);
@@ -443,6 +452,8 @@ std::map<std::pair<int, int64_t>, JobRow> RowsOf(Context& ctx, const std::vector
   return rows;
 }
 
+void HandOff(Context& ctx, int target);
+
 }  // namespace
 
 int64_t DrainCreated(Context& ctx) {
@@ -519,7 +530,7 @@ int64_t DrainCreated(Context& ctx) {
       auto kept = parsed.find({row.source_shard, row.local_id});
       payloads.push_back(kept != parsed.end() ? std::move(kept->second) : Json::parse(row.payload));
     }
-    n += ApplyParsedBatch(ctx, wave, std::move(payloads), true);
+    n += ApplyParsedBatch(ctx, wave, payloads, true);
     n += DeliverCollected(ctx, &remote);
   }
   created.clear();
@@ -527,20 +538,42 @@ int64_t DrainCreated(Context& ctx) {
   ctx.bound_fan_out_parts().clear();
   if (group.deferred.size() >= kMaxDeferred) n += ApplyDeferredJobs(ctx);
   if (group.held_to_idle.size() >= kMaxDeferred) n += ApplyHeldToIdle(ctx);
+  // A background batch that has ended is collected (background applies, below).
+  if (group.in_flight &&
+      group.in_flight->done.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+    FinishBackgroundApply(group, false);
   // The batch is applied by a request that adds to it (a home read that joins lists), so
-  // that its cost falls on the reads whose joins it applies, not on a post.
+  // that its cost falls on the reads whose joins it applies, not on a post. With a
+  // background applier it is handed to it, once it is free (at kMaxHeldToBatch: waited for).
   if (batched && (++group.held_to_batch_requests >= kHeldToBatchRequests ||
-                  group.held_to_batch.size() >= kMaxHeldToBatch))
-    n += ApplyHeldToBatch(ctx);
+                  group.held_to_batch.size() >= kMaxHeldToBatch)) {
+    if (!group.background) {
+      n += ApplyHeldToBatch(ctx);
+    } else if (!group.in_flight || group.held_to_batch.size() >= kMaxHeldToBatch) {
+      FinishBackgroundApply(group, true);
+      HandOff(ctx, -1);
+    }
+  }
   // Over the limit, one target's deliveries are applied, the next target round the shards
   // each time: a post then pays for one shard's transaction of the posts held since that
   // shard's last one, not for every shard's at once (a post's p99 was the batch of all 16
   // shards). Each transaction still carries many posts' rows; as the held count now stays
   // near the limit rather than falling to 0, rather more of them (and fewer transactions).
+  // With a background applier, that target's are handed to it once it is free; at twice
+  // the limit, waited for.
   const size_t cap = std::min(kMaxHeldDeliveries, std::max<size_t>(group.limit, 1));
-  while (group.held_delivery_count >= cap && !group.held_deliveries.empty()) {
-    group.last_held_target = group.NextHeldTarget();
-    n += ApplyHeldDeliveries(ctx, group.last_held_target);
+  if (group.background) {
+    if (group.held_delivery_count >= cap && !group.held_deliveries.empty() &&
+        (!group.in_flight || group.held_delivery_count >= 2 * cap)) {
+      FinishBackgroundApply(group, true);
+      group.last_held_target = group.NextHeldTarget();
+      HandOff(ctx, group.last_held_target);
+    }
+  } else {
+    while (group.held_delivery_count >= cap && !group.held_deliveries.empty()) {
+      group.last_held_target = group.NextHeldTarget();
+      n += ApplyHeldDeliveries(ctx, group.last_held_target);
+    }
   }
   // A sync that has ended is collected here, at the next drain: its jobs are marked done.
   if (group.syncing &&
@@ -595,6 +628,7 @@ int64_t ApplyDeferredJobs(Context& ctx) {
 
 int64_t ApplyHeldDeliveries(Context& ctx, int target) {
   GroupCommit& group = ctx.group_commit();
+  if (target < 0) FinishBackgroundApply(group, true);  // all of them: those in flight first
   // Applied from the held copies: their rows are not read from the outboxes again, nor
   // their payloads parsed again (for a post to 100 000 fans, 15 jobs of about 60 KB each).
   // One that a drain applied meanwhile (DrainAllPending takes every pending job) is
@@ -630,7 +664,7 @@ int64_t ApplyHeldDeliveries(Context& ctx, int target) {
   group.Release(refs);
   int64_t n = 0;
   try {
-    n = ApplyParsedBatch(ctx, rows, std::move(payloads), true, &parts);
+    n = ApplyParsedBatch(ctx, rows, payloads, true, &parts);
   } catch (const std::exception&) {
     // Their jobs are pending (as the released ones are): a held fan-out whose parts were
     // not all applied is no longer this process's to close, but the next drain's to apply
@@ -656,6 +690,7 @@ int64_t ApplyHeldToIdle(Context& ctx) {
 
 int64_t ApplyHeldToBatch(Context& ctx) {
   GroupCommit& group = ctx.group_commit();
+  FinishBackgroundApply(group, true);  // joins in flight first
   if (group.held_to_batch.empty()) return 0;
   // Applied from the held copies, as held deliveries are. One that a drain applied
   // meanwhile (DrainAllPending takes every pending job) finds its job_applied mark.
@@ -671,7 +706,7 @@ int64_t ApplyHeldToBatch(Context& ctx) {
     rows.push_back(std::move(job.row));
     payloads.push_back(std::move(job.payload));
   }
-  int64_t n = ApplyParsedBatch(ctx, rows, std::move(payloads), false);
+  int64_t n = ApplyParsedBatch(ctx, rows, payloads, false);
   if (!ctx.created_jobs().empty()) n += DrainCreated(ctx);  // the joins' merges and drops
   return n;
 }
@@ -729,7 +764,135 @@ void SyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit) {
   MarkDone(shards, done);
 }
 
+// Background applies (jobs.h). The work a server's requests paid for in batches was the
+// largest part of their slow tail: on the retwis trace (10 000 users, hybrid, durability
+// normal), 6.8 s of posts applying one target's held deliveries (median 3.5 ms) and 8.4 s
+// of reads applying 32 readers' list joins, out of 22 s and 24 s. Both kinds commute with
+// every other job (jobs.h, JobKind::held_for_reads and held_to_batch), so they may be
+// applied at any time, on another connection, while requests go on; the second core does
+// them. What had to stay true:
+//   - ordering: a batch's jobs stay in GroupCommit::held until collected, so a drain's
+//     ordering check (InOrder) still counts them as this process's, and the applier's own
+//     drain takes along no older pending job (GroupCommit::no_catch_up): what it creates
+//     (the next tiers, merges, drops) commutes too;
+//   - reads: a delivery batch stays in the reads' index until collected, and the applier
+//     has committed before it ends, so a read sees each delivery from memory, from its
+//     row, or both (the page's sources drop duplicates), never neither;
+//   - durability: the applier commits its deliveries and merges without an fsync, as
+//     group commit does here, and hands them back (UnsyncedJobs): collected, they join this
+//     process's unsynced jobs, synced and marked done with them (the applier syncing each
+//     batch itself: 1687 reads/s against 2048 on the retwis trace); a held fan-out's parts count as
+//     applied when collected (PartApplied), so its fanout job is marked done by this
+//     process's next sync; the joins it marks done itself, as ApplyHeldToBatch would;
+//   - writers: the applier's transactions and the requests' share each shard's write lock,
+//     which SQLite's busy handler waits for (storage/shard.cc, in short sleeps);
+//   - the caches: the applier writes no row they hold (inbox rows, list entries, job
+//     marks), but its commits move their shards' generations (storage/shard_watch.h).
+// Alternated on that trace: posts/s up a third and post p99 down a fifth; reads/s about
+// the same, their median up from 0.24 to 0.33 ms (those cache drops, and reads that record
+// activity waiting for the applier's transaction on their shard). README, session 34.
+BackgroundApplier::BackgroundApplier(const std::string& dir)
+    : shards_(std::make_unique<ShardSet>(dir, nullptr)) {
+  // Opened here, on the server's thread: whatever watches connections as they open (the
+  // bench's probe) sees them there.
+  for (int i = 0; i < shards_->count(); ++i) shards_->At(i);
+}
+
+BackgroundApplier::~BackgroundApplier() = default;
+
+UnsyncedJobs BackgroundApplier::Apply(
+    const std::vector<HeldJob>& jobs, Clock clock,
+    std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> fans_read) {
+  Context ctx(*shards_, clock);  // a group commit of its own, never synced here (no limit)
+  GroupCommit& group = ctx.group_commit();
+  group.limit = std::numeric_limits<size_t>::max();
+  group.no_catch_up = true;
+  group.fans_read = std::move(fans_read);
+  std::vector<Parsed> parsed;
+  parsed.reserve(jobs.size());
+  for (const HeldJob& job : jobs) parsed.push_back(Parsed{&job.row, &job.payload, job.part});
+  ApplyParsed(ctx, parsed, true);
+  if (!ctx.created_jobs().empty()) DrainCreated(ctx);
+  return std::move(group.unsynced);
+}
+
+void EnableBackgroundApplies(GroupCommit& group_commit, const std::string& dir) {
+  group_commit.background = std::make_shared<BackgroundApplier>(dir);
+}
+
+void FinishBackgroundApply(GroupCommit& group, bool wait) {
+  if (!group.in_flight) return;
+  if (!wait && group.in_flight->done.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+    return;
+  GroupCommit::InFlightApply batch = std::move(*group.in_flight);
+  group.in_flight.reset();
+  std::exception_ptr failed;
+  try {
+    // Its deliveries and merges join this process's unsynced jobs (its parts are counted
+    // below, by PartApplied), to be synced and marked done with them.
+    UnsyncedJobs applied = batch.done.get();
+    UnsyncedJobs& unsynced = group.unsynced;
+    for (const auto& [job, target] : applied.jobs) unsynced.jobs[job] = target;
+    unsynced.part_targets.insert(applied.part_targets.begin(), applied.part_targets.end());
+    unsynced.applied += applied.applied;
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  for (const HeldJob& job : *batch.jobs) {
+    const auto key = std::make_pair(job.row.source_shard, job.row.local_id);
+    if (!job.part) {
+      group.held.erase(key);
+    } else if (failed) {  // the fan-out is the next drain's to make again, whole
+      group.open_fan_outs.erase(key);
+      group.held.erase(key);
+    } else {
+      PartApplied(group, job.row, batch.target);
+    }
+  }
+  if (failed) std::rethrow_exception(failed);
+}
+
+namespace {
+
+// Hands target's held deliveries (target < 0: the held list joins) to the background
+// applier, which must be free.
+void HandOff(Context& ctx, int target) {
+  GroupCommit& group = ctx.group_commit();
+  GroupCommit::InFlightApply batch;
+  batch.target = target;
+  std::vector<HeldJob> jobs;
+  std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> fans;
+  if (target < 0) {
+    jobs.swap(group.held_to_batch);
+    group.held_to_batch_requests = 0;
+  } else {
+    auto it = group.held_deliveries.find(target);
+    if (it == group.held_deliveries.end()) return;
+    jobs = std::move(it->second);
+    group.held_deliveries.erase(it);
+    auto readers = group.held_readers.find(target);
+    if (readers != group.held_readers.end()) {
+      batch.readers = std::move(readers->second);
+      group.held_readers.erase(readers);
+    }
+    group.held_delivery_count -= jobs.size();
+    fans = group.fans_read;  // the lists its deliveries check their readers against
+  }
+  if (jobs.empty()) return;
+  auto shared = std::make_shared<const std::vector<HeldJob>>(std::move(jobs));
+  batch.jobs = shared;
+  batch.done = std::async(std::launch::async, [applier = group.background, shared,
+                                               clock = ctx.clock(), fans = std::move(fans)] {
+    return applier->Apply(*shared, clock, fans);
+  });
+  group.in_flight.emplace(std::move(batch));
+}
+
+}  // namespace
+
 int64_t DrainAllPending(Context& ctx, bool keep_held) {
+  // A background batch first: its jobs are pending until it has synced them.
+  FinishBackgroundApply(ctx.group_commit(), true);
   // This process's applied, unsynced jobs first: synced and marked done, they are not
   // read back below as pending and applied again.
   SyncAppliedJobs(ctx.shards(), ctx.group_commit());

@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,41 @@ int64_t ApplyHeldDeliveries(Context& ctx, int target = -1);
 // posts 0.43 -> 0.60 of Retwis's). A home read served meanwhile looks its reader up in an
 // index of them (GroupCommit::held_readers), so holding more does not slow it.
 constexpr size_t kMaxHeldDeliveries = 1024;
+// Background applies. A server may apply its held batches (a target's held deliveries
+// once over kMaxHeldDeliveries, the list joins once kHeldToBatchRequests requests held
+// some) on a thread with connections of its own, one batch at a time, while requests go
+// on: no request then waits for the transaction of many posts' deliveries or of many
+// readers' joins. The thread applies the batch as a command would (each target's
+// transaction, the jobs they create, one sync of the WALs written, the done marks), and
+// the batch stays this server's (GroupCommit::held) until a later drain collects it; a
+// home read meanwhile sees a delivery batch from memory, as it sees held ones. A crash
+// loses nothing: every job is pending in its outbox until applied and synced. The
+// reasoning and the measurements are in jobs.cc, "background applies".
+//
+// The applier: connections of its own to the server's shards (opened here, on the calling
+// thread), used by one batch's thread at a time.
+class BackgroundApplier {
+ public:
+  explicit BackgroundApplier(const std::string& dir);
+  ~BackgroundApplier();
+  BackgroundApplier(const BackgroundApplier&) = delete;
+  BackgroundApplier& operator=(const BackgroundApplier&) = delete;
+  // Applies jobs (all deliveries held for one target, or all list joins), then what they
+  // create, on the calling thread and these connections; returns the jobs applied with
+  // group commit (deliveries, merges), whose targets the server syncs with its own.
+  UnsyncedJobs Apply(const std::vector<HeldJob>& jobs, Clock clock,
+                     std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> fans_read);
+
+ private:
+  std::unique_ptr<ShardSet> shards_;
+};
+// Gives the group commit a background applier on dir's shards.
+void EnableBackgroundApplies(GroupCommit& group_commit, const std::string& dir);
+// Collects the background batch once it has ended (with wait, waits for it first): its
+// jobs are no longer held, a held fan-out's parts count as applied. A failed batch leaves
+// its jobs pending and no longer this process's (the next drain applies them, as after a
+// crash) and is rethrown. Nothing in flight: nothing to do.
+void FinishBackgroundApply(GroupCommit& group_commit, bool wait);
 // How long a server holds counter deltas back before Idle() (or a drain pass) applies them:
 // once none has come for kDeferredQuietMs (the burst is over), and at the latest once the
 // oldest is kDeferredHoldMs old, so a message liked without a pause, one request at a

@@ -34,6 +34,10 @@ class Embedded : public Executor {
   // closing), the jobs held until idle (search index), then the group commit's sync.
   void Finish(bool closing) {
     if (!shards_) return;
+    try {  // a failed background batch leaves its jobs pending: the rest goes on
+      FinishBackgroundApply(group_commit_, true);
+    } catch (const std::exception&) {
+    }
     try {
       if (closing ? !group_commit_.deferred.empty() : DeferredJobsDue(group_commit_)) {
         Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
@@ -104,6 +108,8 @@ class Embedded : public Executor {
         // cluster node: a request served by another node (fsck, a drain) would find the
         // deltas this one holds pending, and could not apply them first.
         group_commit_.defer_merged = options_.group_commit > 0 && options_.transport == nullptr;
+        if (group_commit_.defer_merged && options_.background_applies)
+          EnableBackgroundApplies(group_commit_, options_.data_dir);
       }
       if (request.authenticate) {  // on the executor's own clock, not the request's now
         Context auth(*shards_, Clock(options_.now_ms));
@@ -123,7 +129,8 @@ class Embedded : public Executor {
           request.id.empty() || !op->writes ? "" : RequestFingerprint(request.op, request.args));
       ctx.set_progress(options_.progress);
       if (!op->keeps_deliveries_held &&
-          (!group_commit_.held_deliveries.empty() || !group_commit_.held_to_batch.empty())) {
+          (!group_commit_.held_deliveries.empty() || !group_commit_.held_to_batch.empty() ||
+           group_commit_.in_flight)) {
         try {
           ApplyHeldDeliveries(ctx);
           ApplyHeldToBatch(ctx);

@@ -1,6 +1,6 @@
 // Shard: one SQLite file and the one connection this process holds to it.
 //
-// Every connection sets WAL, busy_timeout and synchronous=FULL, and turns automatic
+// Every connection sets WAL, a busy wait of 30 s (OnBusy) and synchronous=FULL, and turns automatic
 // checkpoints off (wal_autocheckpoint=0 and no checkpoint on close): Debian 12's SQLite
 // 3.40.1 has the WAL-reset race (sqlite.org/wal.html, "The WAL-Reset Bug"), which needs a
 // checkpoint to run while another connection commits. Here the only checkpoints are
@@ -13,6 +13,7 @@
 #ifndef WEIBO_STORAGE_SHARD_H_
 #define WEIBO_STORAGE_SHARD_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -136,6 +137,10 @@ class Shard {
 
  private:
   void ResetWal();  // after a RESTART checkpoint (shard.cc)
+  // sqlite3_busy_handler's callback (shard.cc): waits for a lock in short sleeps, up to
+  // kBusyTimeoutMs from the first call of each wait (count 0).
+  static int OnBusy(void* self, int count);
+  std::chrono::steady_clock::time_point busy_since_{};
   // sqlite3_update_hook's callback: calls every row listener (rowid: a long long).
   static void OnRowChange(void* self, int op, const char* db, const char* table, long long rowid);
   std::vector<std::pair<RowListener, void*>> row_listeners_;

@@ -107,7 +107,8 @@ struct ClusterOptions {
   int page_size = 2;
   long long now_ms = kNow;
   bool drain = true;
-  int group_commit = 0;  // EmbeddedOptions::group_commit
+  int group_commit = 0;             // EmbeddedOptions::group_commit
+  bool background_applies = false;  // EmbeddedOptions::background_applies
 };
 
 // /dev/shm when it is a writable directory (tmpfs: fsync costs nothing), else "". For tests
@@ -156,6 +157,7 @@ class Cluster {
     eo.now_ms = options_.now_ms;
     eo.drain = options_.drain;
     eo.group_commit = options_.group_commit;
+    eo.background_applies = options_.background_applies;
     executor_ = OpenEmbedded(eo);
   }
   void SetNow(long long now_ms) {

@@ -26,6 +26,9 @@ struct DaemonOptions {
   // marks wait for one shared sync of each shard; synced when this many have gathered,
   // when no request has come for a few milliseconds, and at least every 50 ms. 0: none.
   size_t group_commit = 1024;
+  // With group commit: the held batches applied on a thread of the daemon's own
+  // (EmbeddedOptions::background_applies); weibod --no-background-applies turns it off.
+  bool background_applies = true;
   // Hot counters (EmbeddedOptions::counter_cache, weibod --counter-cache): the live
   // counters of this many recently read messages kept in memory for weibo-count; 0: none.
   size_t counter_cache = 100000;

@@ -70,6 +70,10 @@ struct EmbeddedOptions {
   // Long-running servers (weibod, the bench) set it; a power cut loses no job either way,
   // since a job is marked done only once its delivery is synced.
   int group_commit = 0;
+  // With group_commit: apply the deliveries and list joins a server holds back on a thread
+  // with connections of its own (weibod(1) --background-applies), one batch at a time,
+  // rather than on the request that finds the batch due (jobs.h, background applies).
+  bool background_applies = false;
   // Hot counters (weibod(1) --counter-cache): weibo-count serves the counters of this many
   // recently read messages from memory, kept exact by the rules of weibo(7), HOT AND COLD
   // COUNTERS. 0: none, every read goes to its shard (a one-shot command gains nothing).

@@ -893,6 +893,54 @@ TEST_CASE("jobs: the reads that hold joins apply them by themselves once enough 
   CHECK(report.at("ok") == true);
 }
 
+// Background applies (jobs.h): with a limit of 4, every second post hands one target's held
+// deliveries to the applier, and the 32nd read that holds joins hands them all. Whatever is
+// in flight, every read shows what it would show without it, and once idle nothing is
+// pending, every inbox and list is complete, and fsck finds nothing.
+TEST_CASE("jobs: a background applier takes held batches while reads see every post") {
+  ClusterOptions options{4, "hybrid"};
+  options.group_commit = 4;
+  options.background_applies = true;
+  Cluster c(options);
+  int64_t alice = 0;
+  std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
+  std::vector<int64_t> readers;
+  for (size_t i = 0; i < kHeldToBatchRequests; ++i) {
+    readers.push_back(c.AddUser("reader" + std::to_string(i)));
+    c.Follow(readers.back(), alice);
+  }
+  std::vector<int64_t> posts;
+  for (int round = 0; round < 12; ++round) {
+    posts.insert(posts.begin(), c.Post(alice, "post " + std::to_string(round)));
+    for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == posts);
+    for (size_t i = round; i < readers.size(); i += 12) CHECK(c.TimelineIds(readers[i]) == posts);
+  }
+  for (int64_t reader : readers) CHECK(c.TimelineIds(reader) == posts);
+  c.executor().Idle();
+  CHECK(PendingOfKind(c, "deliver") == 0);
+  CHECK(PendingOfKind(c, "fanout") == 0);
+  CHECK(PendingOfKind(c, "active_join") == 0);
+  CHECK(PendingOfKind(c, "active_merge") == 0);
+  ShardSet set(c.dir(), nullptr);
+  CHECK(ActiveFans(set.At(static_cast<int>(alice % 4)), alice).size() ==
+        readers.size() + fans.size());
+  for (int64_t fan : fans) {
+    RawDb db(c.ShardPath(static_cast<int>(fan % 4)));
+    CHECK(db.Int("SELECT count(*) FROM msg_index WHERE user_id = " + std::to_string(fan)) ==
+          static_cast<int64_t>(posts.size()));
+  }
+  const int64_t last = c.Post(alice, "pushed to every reader");
+  c.executor().Idle();
+  for (int64_t reader : readers) {
+    RawDb db(c.ShardPath(static_cast<int>(reader % 4)));
+    CHECK(db.Int("SELECT count(*) FROM msg_index WHERE user_id = " + std::to_string(reader) +
+                 " AND msg_id = " + std::to_string(last)) == 1);
+  }
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+}
+
 TEST_CASE("jobs: the held set counts a source's jobs below an id as a walk would") {
   GroupCommit group;
   std::set<std::pair<int, int64_t>> naive;
