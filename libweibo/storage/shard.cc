@@ -194,10 +194,15 @@ Shard::Shard(int index, std::string path, bool create, ExplainLog* explain_log)
   sqlite3_wal_hook(
       db_,
       [](void* self, sqlite3*, const char*, int frames) {
-        static_cast<Shard*>(self)->wal_frames_ = frames;
+        static_cast<Shard*>(self)->OnWalCommit(frames);
         return SQLITE_OK;
       },
       this);
+  // The commit log (storage/commit_log.h): every commit of this connection is recorded.
+  commit_log_ = CommitLog::For(path_);
+  sqlite3_update_hook(db_, &Shard::OnRowChange, this);
+  sqlite3_commit_hook(db_, &Shard::OnCommit, this);
+  sqlite3_rollback_hook(db_, &Shard::OnRollback, this);
   Exec("PRAGMA synchronous=FULL");
   sync_level_ = 2;
   Exec("PRAGMA foreign_keys=OFF");
@@ -352,22 +357,70 @@ std::atomic<bool> durable_commits{true};
 void SetDurableCommits(bool on) { durable_commits = on; }
 
 void Shard::OnRowChange(void* self, int op, const char*, const char* table, long long rowid) {
-  for (const auto& [fn, arg] : static_cast<Shard*>(self)->row_listeners_)
+  auto* shard = static_cast<Shard*>(self);
+  if (table != shard->last_table_) shard->NoteTable(table);
+  for (const auto& [fn, arg] : shard->row_listeners_)
     fn(arg, op, table, static_cast<int64_t>(rowid));
+}
+
+void Shard::NoteTable(const char* table) {
+  // SQLite passes each table's name as the same text while its schema stands, so a run of
+  // changes to one table is noted once; a different pointer only costs a search.
+  last_table_ = table;
+  if (std::find(txn_changes_.begin(), txn_changes_.end(), table) == txn_changes_.end())
+    txn_changes_.emplace_back(table);
+}
+
+void Shard::NoteChange(const char* what) {
+  NoteTable(what);
+  last_table_ = nullptr;  // not SQLite's text
+}
+
+// The commit hook: the write lock is held and no frame of this commit is written yet, so
+// the header is the one this commit moves on from (storage/commit_log.h).
+int Shard::OnCommit(void* self) {
+  auto* shard = static_cast<Shard*>(self);
+  shard->pending_ = ReadWalHeader(shard->db_, &shard->pending_before_);
+  shard->pending_changes_.swap(shard->txn_changes_);
+  shard->txn_changes_.clear();
+  shard->last_table_ = nullptr;
+  return 0;  // go on with the commit
+}
+
+void Shard::OnRollback(void* self) {
+  auto* shard = static_cast<Shard*>(self);
+  shard->txn_changes_.clear();
+  shard->last_table_ = nullptr;
+  shard->pending_ = false;
+}
+
+// The WAL hook, after a commit that wrote frames (the lock already released): records the
+// commit if the header is still the one it left.
+void Shard::OnWalCommit(int frames) {
+  wal_frames_ = frames;
+  if (!pending_) return;
+  pending_ = false;
+  CommitLog::Commit commit;
+  if (!ReadWalHeader(db_, &commit.after) ||
+      commit.after.change_counter() != pending_before_.change_counter() + 1 ||
+      commit.after.frames() != static_cast<uint32_t>(frames))
+    return;  // another writer has committed on top: the commit cannot be named
+  commit.before = pending_before_;
+  commit.connection = db_;
+  commit.changes = std::move(pending_changes_);
+  pending_changes_.clear();
+  commit_log_->Add(std::move(commit));
 }
 
 void Shard::AddRowListener(RowListener fn, void* arg) {
   RemoveRowListener(arg);
   row_listeners_.emplace_back(fn, arg);
-  if (row_listeners_.size() == 1) sqlite3_update_hook(db_, &Shard::OnRowChange, this);
 }
 
 void Shard::RemoveRowListener(void* arg) {
-  const size_t before = row_listeners_.size();
   row_listeners_.erase(std::remove_if(row_listeners_.begin(), row_listeners_.end(),
                                       [arg](const auto& l) { return l.second == arg; }),
                        row_listeners_.end());
-  if (before != 0 && row_listeners_.empty()) sqlite3_update_hook(db_, nullptr, nullptr);
 }
 
 void Shard::UseSync(Sync level) {

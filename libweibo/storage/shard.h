@@ -7,6 +7,10 @@
 // explicit TRUNCATE checkpoints (Checkpoint()), which hold off every writer while they run
 // and are serialised between processes by an flock on "<shard>.ckpt".
 //
+// Every commit is recorded in the file's CommitLog (storage/commit_log.h): the WAL-index
+// header it moved from and to, and the tables it changed (commit, rollback, update and
+// WAL hooks), so that the process's caches keep their copies through its own commits.
+//
 // Statements are prepared once per connection and cached by their SQL text (Query()).
 // Writes run inside WriteTxn, which is BEGIN IMMEDIATE: the write lock is taken up front,
 // so a transaction never fails half way with SQLITE_BUSY.
@@ -21,6 +25,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "storage/commit_log.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -129,6 +135,12 @@ class Shard {
   using RowListener = void (*)(void* arg, int op, const char* table, int64_t rowid);
   void AddRowListener(RowListener fn, void* arg);
   void RemoveRowListener(void* arg);
+  // Records, for the commit log (storage/commit_log.h), that the open write transaction
+  // changed `what`: a name a cache's CommitInterest lists, for a change the update hook
+  // cannot tell apart (a counter delta among the outbox's jobs: tables/outbox.cc).
+  void NoteChange(const char* what);
+  // The log of this file's commits by the process's own connections.
+  const CommitLog* commit_log() const { return commit_log_.get(); }
 
   // Turns an SQLite error into a Failure(storage_error) naming this shard.
   [[noreturn]] void Raise(int rc, const char* what);
@@ -144,6 +156,18 @@ class Shard {
   // sqlite3_update_hook's callback: calls every row listener (rowid: a long long).
   static void OnRowChange(void* self, int op, const char* db, const char* table, long long rowid);
   std::vector<std::pair<RowListener, void*>> row_listeners_;
+  // The commit log's side (storage/commit_log.h): the tables the open write transaction
+  // changed, and what the commit hook saw of the commit being made.
+  static int OnCommit(void* self);
+  static void OnRollback(void* self);
+  void OnWalCommit(int frames);
+  void NoteTable(const char* table);
+  std::shared_ptr<CommitLog> commit_log_;
+  std::vector<std::string> txn_changes_;
+  const char* last_table_ = nullptr;  // SQLite's text of the table last noted
+  WalHeader pending_before_;          // the header at the commit hook
+  bool pending_ = false;              // a commit hook ran and its WAL hook has not
+  std::vector<std::string> pending_changes_;
 
   int index_;
   std::string label_ = "shard";

@@ -14,18 +14,34 @@
 // no commit since, and the hot path reads no SQLite page and runs no statement at all. The
 // header is read before the pragma: a commit landing between the two moves the header away
 // from the copy, so the next Validate asks again.
+//
+// A moved header need not cost the copies either: when the process's own commit log
+// (storage/commit_log.h) shows that every commit since the copy was made here, on the
+// watched connection (whose changes the caches see themselves) or on another of the
+// process's connections without changing a table of the watch's CommitInterest (the
+// background applier's inbox rows, say), the watch adopts the new header and keeps the
+// generation, with no pragma. Anything else (another process, a commit the log could not
+// name, a chain longer than the log) goes the pragma's way. The pragma's value is then
+// older than the adopted commits, so the next pragma moves the generation whatever it
+// finds: a drop too many, never one too few.
 #ifndef WEIBO_STORAGE_SHARD_WATCH_H_
 #define WEIBO_STORAGE_SHARD_WATCH_H_
 
 #include <cstdint>
 #include <vector>
 
+#include "storage/commit_log.h"
+
 namespace weibo {
 
 class Shard;
+struct CommitInterest;
 
 class ShardWatch {
  public:
+  // interest: the tables whose change by another of the process's connections makes the
+  // watcher's copies stale (it must outlive the watch); nullptr: every such commit does.
+  explicit ShardWatch(const CommitInterest* interest = nullptr) : interest_(interest) {}
   // Moves shard's generation when another connection committed to it since the last call,
   // or when its connection is not the one seen before (the shard was opened again). Returns
   // true in that second case, the first time a connection is seen: a caller that hooks the
@@ -42,21 +58,25 @@ class ShardWatch {
   void Bump(int shard);
   // The connections seen, by shard index (nullptr: none yet).
   std::vector<Shard*> shards() const;
+  // How many moved headers were adopted from the commit log, and how many times a pragma
+  // moved a generation (--explain and the tests).
+  int64_t adopted() const { return adopted_; }
+  int64_t dropped() const { return dropped_; }
 
  private:
   struct Watched {
     Shard* shard = nullptr;
     int64_t data_version = -1;
     uint64_t generation = 0;
-    // The WAL-index header as it was just before data_version was last read.
-    unsigned char wal_header[48] = {};
+    // The WAL-index header as it was just before data_version was last read, or as the
+    // last commit adopted left it.
+    WalHeader wal_header;
     bool header_known = false;
   };
-  // Copies the shard's WAL-index header into out; false when it cannot be read (the
-  // connection has no WAL open yet).
-  static bool ReadWalHeader(Shard& shard, unsigned char (&out)[48]);
 
+  const CommitInterest* interest_;
   std::vector<Watched> watched_;  // by shard index
+  int64_t adopted_ = 0, dropped_ = 0;
 };
 
 }  // namespace weibo

@@ -6,10 +6,20 @@
 
 #include "storage/fibonacci_hash.h"
 #include "storage/shard.h"
+#include "tables/outbox.h"
 
 namespace weibo {
 
-CounterCache::CounterCache(size_t capacity) : capacity_(capacity) {}
+namespace {
+
+// A live counter is its msg_counter row and the deltas pending in the outbox: a commit of
+// another of the process's connections that changed neither leaves every entry good
+// (storage/commit_log.h).
+const CommitInterest kInterest{{"msg_counter", kCounterDeltaKind}};
+
+}  // namespace
+
+CounterCache::CounterCache(size_t capacity) : capacity_(capacity), watch_(&kInterest) {}
 
 CounterCache::~CounterCache() {
   for (Shard* shard : watch_.shards())

@@ -24,7 +24,9 @@
 //     when another connection has committed to the shard since (storage/shard_watch.h: a
 //     generation per shard, O(1), and no statement at all while nothing was committed). So
 //     a read lags another process's commit by nothing once that commit is visible to a new
-//     read transaction.
+//     read transaction. Commits of this process's other connections (the background
+//     applier, jobs.h) that changed no msg_counter row and no pending delta keep the
+//     entries (storage/commit_log.h).
 //
 // A crash loses nothing: the cache holds copies; the deltas live in the outbox.
 //
@@ -88,6 +90,7 @@ class CounterCache {
 
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
+  const ShardWatch& watch() const { return watch_; }  // its drops and adoptions
   int64_t hits() const { return hits_; }
   int64_t misses() const { return misses_; }
 

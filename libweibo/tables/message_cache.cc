@@ -5,10 +5,21 @@
 #include <cstring>
 
 #include "storage/shard.h"
+#include "tables/outbox.h"
 
 namespace weibo {
 
-MessageCache::MessageCache(size_t capacity) : capacity_(capacity) {}
+namespace {
+
+// The rows an entry is made of (OnChange) and the pending deltas added to its counters: a
+// commit of another of the process's connections that changed none of them (the
+// background applier's inbox rows and jobs) leaves every entry good (storage/commit_log.h).
+const CommitInterest kInterest{
+    {"msg_info", "msg_counter", "user_info", "entities", kCounterDeltaKind}};
+
+}  // namespace
+
+MessageCache::MessageCache(size_t capacity) : capacity_(capacity), watch_(&kInterest) {}
 
 MessageCache::~MessageCache() {
   for (Shard* shard : watch_.shards())

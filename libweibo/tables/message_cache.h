@@ -22,12 +22,14 @@
 //     its message (Forget), as a page adds the pending deltas to the counters. An entry is
 //     only ever stored from a read outside a write transaction (Put checks), so nothing
 //     uncommitted is cached; a change that is rolled back only costs a miss.
-//   * other processes' commits: Usable, called before a shard's entries are used in each
+//   * other connections' commits: Usable, called before a shard's entries are used in each
 //     request, drops all of them when another connection has committed to the shard since
-//     (storage/shard_watch.h, as the counter cache does). It validates only between
-//     transactions: a snapshot older than the generation must not be stamped with it. A
-//     timeline holds a read transaction per shard for its whole page; it validates each
-//     shard right before opening it (Hold), and rows read inside are kept then.
+//     (storage/shard_watch.h, as the counter cache does), unless that connection is one
+//     of this process's own (the background applier, jobs.h) and its commits changed none
+//     of the four tables above and no pending counter delta (storage/commit_log.h). It validates
+//     only between transactions: a snapshot older than the generation must not be stamped with it.
+//     A timeline holds a read transaction per shard for its whole page; it validates each shard
+//     right before opening it (Hold), and rows read inside are kept then.
 //
 // The author epoch: the listener counts each author's user_info changes (a map by author,
 // cleared with every entry when it grows past four times the capacity); an entry keeps the
@@ -86,6 +88,7 @@ class MessageCache {
 
   size_t size() const { return entries_.size(); }
   size_t capacity() const { return capacity_; }
+  const ShardWatch& watch() const { return watch_; }  // its drops and adoptions
   int64_t hits() const { return hits_; }
   int64_t misses() const { return misses_; }
 

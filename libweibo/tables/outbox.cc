@@ -34,6 +34,12 @@ const char kInsertJobSql[] =
 int64_t InsertJob(Shard& shard, int target, const std::string& kind, const std::string& payload,
                   int64_t now_ms) {
   shard.Query(kInsertJobSql).BindAll(target, kind, payload, now_ms).Run();
+  // A pending delta moves a live counter that the servers' caches hold; the update hook
+  // says only "a row of outbox" (storage/commit_log.h). Its delete (MarkJobDone) needs no
+  // such note: a delta is marked done in the transaction that merges it into its
+  // msg_counter row (jobs.cc, ApplyParsed: counter deltas are never deferred, and their
+  // target is their own shard), which the hook names; a sum of zero moves nothing.
+  if (kind == kCounterDeltaKind) shard.NoteChange(kCounterDeltaKind);
   return sqlite3_last_insert_rowid(shard.db());
 }
 

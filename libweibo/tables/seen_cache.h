@@ -26,7 +26,9 @@
 //     is kept.
 //   * every other connection's commits: Validate, called before a shard's entries are read
 //     in each request, drops the shard's entries when another connection has committed to
-//     it (storage/shard_watch.h).
+//     it (storage/shard_watch.h), even one of this process's own: its watch has no
+//     CommitInterest, as last_seen's notification rows are not a rowid table's that the
+//     update hook would name.
 // A crash loses nothing: the entries are copies of committed rows.
 #ifndef WEIBO_TABLES_SEEN_CACHE_H_
 #define WEIBO_TABLES_SEEN_CACHE_H_

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "storage/shard.h"
+#include "tables/outbox.h"
 #include "test_support.h"
 
 namespace weibo {
@@ -160,6 +161,51 @@ TEST_CASE("counter cache: a commit by another connection drops the shard's entri
   REQUIRE(cache.Find(1, 3) != nullptr);
   cache.Put(*shard, *GetCounter(*shard, 1));
   REQUIRE(cache.Find(0, 1)->row.likes == 7);
+}
+
+// A connection of this process (a server's background applier) records its commits
+// (storage/commit_log.h): a commit that changed no msg_counter row and no pending delta
+// keeps the entries; one that did drops them, as another process's commit does.
+TEST_CASE("counter cache: this process's other connections drop entries only for counters") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  Shard other(0, shard->path(), false, nullptr);
+  InitCounter(*shard, 1);
+  CounterCache cache(10);
+  auto kept = [&] {
+    cache.Validate(*shard);
+    return cache.Find(0, 1) != nullptr;
+  };
+  auto put = [&] {
+    cache.Validate(*shard);
+    cache.Put(*shard, *GetCounter(*shard, 1));
+    REQUIRE(kept());
+  };
+  put();
+  {
+    WriteTxn txn(other);
+    other.Exec(
+        "INSERT INTO msg_info(msg_id, user_id, content, type, time) VALUES (9, 7, 'x', 0, 1)");
+    InsertJob(other, 0, "fanout", "{}", 1);
+    txn.Commit();
+  }
+  REQUIRE(kept());  // a message's row and a job: no counter moved
+  REQUIRE(cache.watch().adopted() == 1);
+  {
+    WriteTxn txn(other);
+    InsertJob(other, 0, kCounterDeltaKind, R"({"msg_id":1,"likes":1,"views":0})", 2);
+    txn.Commit();
+  }
+  REQUIRE_FALSE(kept());
+  put();
+  {
+    WriteTxn txn(other);
+    other.Exec("UPDATE msg_counter SET like_count = 5 WHERE msg_id = 1");
+    txn.Commit();
+  }
+  REQUIRE_FALSE(kept());
+  cache.Put(*shard, *GetLiveCounter(*shard, 1));
+  REQUIRE(cache.Find(0, 1)->row.likes == 6);  // the row and the pending delta
 }
 
 TEST_CASE("counter cache: a server's count is served hot and stays exact") {

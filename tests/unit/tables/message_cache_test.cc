@@ -7,6 +7,7 @@
 
 #include "storage/shard.h"
 #include "tables/msg_page.h"
+#include "tables/outbox.h"
 #include "test_support.h"
 
 namespace weibo {
@@ -161,6 +162,98 @@ TEST_CASE("message cache: another connection's commit drops the shard's entries"
   cache.Put(*shard, read_before);
   REQUIRE(cache.Usable(*shard));
   REQUIRE(cache.Find(0, 2) == nullptr);
+}
+
+// Another connection of this process (a server's background applier, jobs.h) commits
+// through the same Shard code, which records each commit in the file's log
+// (storage/commit_log.h): the entries stay unless the commit changed a row they are made of.
+TEST_CASE("message cache: this process's other connections drop entries only for their rows") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  Shard other(0, shard->path(), false, nullptr);
+  MessageCache cache(10);
+  auto kept = [&] {
+    REQUIRE(cache.Usable(*shard));
+    return cache.Find(0, 1) != nullptr;
+  };
+  auto put = [&] {
+    REQUIRE(cache.Usable(*shard));
+    cache.Put(*shard, Row(1, 7, "row"));
+    REQUIRE(kept());
+  };
+  auto commit = [](Shard& s, const std::string& sql) {
+    WriteTxn txn(s);
+    s.Exec(sql.c_str());
+    txn.Commit();
+  };
+  put();
+  commit(other, "INSERT INTO job_applied(job_id, applied) VALUES (1, 1)");
+  REQUIRE(kept());  // a table no entry is made of
+  {
+    WriteTxn txn(other);
+    InsertJob(other, 0, "fanout", "{}", 1);  // a new job: not a counter delta
+    txn.Commit();
+  }
+  REQUIRE(kept());
+  commit(other, "INSERT INTO job_applied(job_id, applied) VALUES (2, 1)");
+  commit(other, "INSERT INTO job_applied(job_id, applied) VALUES (3, 1)");
+  commit(*shard, "INSERT INTO job_applied(job_id, applied) VALUES (4, 1)");  // its own
+  REQUIRE(kept());  // a chain of three commits, each one adopted
+  const int64_t adopted = cache.watch().adopted();
+  REQUIRE(adopted >= 3);
+  {
+    WriteTxn txn(other);
+    InsertJob(other, 0, kCounterDeltaKind, R"({"msg_id":1,"likes":1,"views":0})", 2);
+    txn.Commit();
+  }
+  REQUIRE_FALSE(kept());  // a pending delta moves the row's counters
+  put();
+  {
+    WriteTxn txn(other);
+    MarkJobDone(other, 1);  // a fan-out job done: nothing a page shows
+    txn.Commit();
+  }
+  REQUIRE(kept());
+  {
+    WriteTxn txn(other);  // the delta merged into its counter row, as a drain does
+    other.Exec("INSERT INTO msg_counter(msg_id, like_count) VALUES (1, 1)");
+    MarkJobDone(other, 2);
+    txn.Commit();
+  }
+  REQUIRE_FALSE(kept());
+  put();
+  commit(other, "INSERT INTO msg_counter(msg_id) VALUES (5)");  // another message's row
+  REQUIRE_FALSE(kept());  // the table is named: the whole shard goes
+  put();
+  commit(other,
+         "INSERT INTO user_info(user_id, user_name, created, last_active) "
+         "VALUES (9, 'nine', 1, 1)");
+  REQUIRE_FALSE(kept());
+  put();
+  {
+    WriteTxn txn(other);
+    other.Exec(
+        "INSERT INTO msg_info(msg_id, user_id, content, type, time) VALUES (8, 7, 'x', 0, 1)");
+    // rolled back: nothing committed, nothing recorded
+  }
+  REQUIRE(kept());
+  // Another process's commit is never in the log, even after commits that are.
+  commit(other, "INSERT INTO job_applied(job_id, applied) VALUES (5, 1)");
+  RawDb raw(shard->path());
+  raw.Exec("INSERT INTO job_applied(job_id, applied) VALUES (6, 1)");
+  commit(other, "INSERT INTO job_applied(job_id, applied) VALUES (7, 1)");
+  REQUIRE_FALSE(kept());
+  // After a drop the pragma's value is older than the commits adopted since; a later
+  // commit by another process must still drop.
+  put();
+  commit(other, "INSERT INTO job_applied(job_id, applied) VALUES (8, 1)");
+  REQUIRE(kept());
+  raw.Exec("INSERT INTO job_applied(job_id, applied) VALUES (9, 1)");
+  REQUIRE_FALSE(kept());
+  put();
+  commit(*shard, "INSERT INTO job_applied(job_id, applied) VALUES (10, 1)");
+  raw.Exec("INSERT INTO job_applied(job_id, applied) VALUES (11, 1)");
+  REQUIRE_FALSE(kept());
 }
 
 // End to end: a server with a small message cache (evicting) against a process without

@@ -1,0 +1,99 @@
+// CommitLog: the commits this process's own connections made to one shard file, so that a
+// server's caches need not drop their copies for them (storage/shard_watch.h).
+//
+// A cache keeps copies of a shard's rows and drops them all once "another connection"
+// commits to the shard: PRAGMA data_version cannot say whose commit it was. But a server
+// holds several connections to each file itself (the request thread's, the background
+// applier's: jobs.h), and most of their commits change no row a cache holds (inbox rows,
+// active lists, the outbox's fan-out jobs). Each commit moves the WAL-index header (the
+// first 48 bytes of the -shm file, sqlite.org/walformat.html section 2.2) from one value
+// to the next, and every connection of the process records here the pair it moved it
+// between, with the tables its transaction changed. A watch that finds the header moved
+// from the value it knew to the one it reads now by a chain of such commits only, none of
+// which changed a table it cares about (or each made on the connection whose changes it
+// sees itself), knows that nothing it holds went stale, and keeps it all.
+//
+// How a commit is recorded (Shard, storage/shard.cc):
+//   * before: the header as the commit hook finds it. The hook runs with the write lock
+//     held and before any frame of the commit is written, so no one else can have moved
+//     it since this transaction's snapshot (a transaction that spilled pages early may
+//     have restarted the WAL by then: its before then matches no watch's copy, and the
+//     watch drops as it did before; nothing is adopted by mistake).
+//   * after: read by the WAL hook, which SQLite calls once the commit is done and the lock
+//     is released; it is this commit's header only if its change counter (iChange, which
+//     every commit adds one to and nothing else moves) is before's plus one and its frame
+//     count is the one the hook reports. Otherwise another writer already committed on
+//     top, and the commit is not recorded: a watch then drops, as before.
+//   * changes: the tables the transaction inserted, updated or deleted rows in, from
+//     SQLite's update hook (which sees every rowid table; the caches hold rows of rowid
+//     tables only, and they learn their own connection's changes from the same hook), and
+//     names the code adds with Shard::NoteChange for what the hook cannot tell (a counter
+//     delta among the outbox's jobs: tables/outbox.cc).
+//     A transaction that rolls back records nothing.
+// A header read is taken as SQLite's readers take it: both copies, equal, or none.
+//
+// The log keeps the last kKeep commits per file; a watch that falls further behind drops.
+// Nothing from another process is ever in it, so another process's commit always breaks
+// the chain.
+#ifndef WEIBO_STORAGE_COMMIT_LOG_H_
+#define WEIBO_STORAGE_COMMIT_LOG_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace weibo {
+
+// The WAL-index header of a shard: 48 bytes, compared whole.
+struct WalHeader {
+  unsigned char bytes[48] = {};
+  bool operator==(const WalHeader& other) const;
+  bool operator!=(const WalHeader& other) const { return !(*this == other); }
+  uint32_t change_counter() const;  // iChange: one more at each commit
+  uint32_t frames() const;          // mxFrame: the WAL's valid frames
+};
+
+// Reads db's WAL-index header as SQLite's readers do (both copies, equal); false when the
+// connection has no WAL open yet or a writer was storing it (then the caller knows nothing).
+bool ReadWalHeader(sqlite3* db, WalHeader* out);
+
+// Which commits of other connections a watch may adopt: one that changed none of these
+// tables. Each name is a table the update hook saw a row of change, or a name given to
+// Shard::NoteChange.
+struct CommitInterest {
+  std::vector<std::string> tables;
+  bool Touches(const std::string& table) const;
+};
+
+class CommitLog {
+ public:
+  static constexpr size_t kKeep = 256;
+
+  // The log of the file at path (one per file in the process, shared by its connections).
+  static std::shared_ptr<CommitLog> For(const std::string& path);
+
+  struct Commit {
+    WalHeader before, after;
+    const sqlite3* connection = nullptr;
+    std::vector<std::string> changes;  // the tables it changed
+  };
+  void Add(Commit commit);
+
+  // Whether the file went from `from` to `to` by commits in the log only, each one made on
+  // `connection` or (interest not null) changing none of interest's tables.
+  bool Covers(const WalHeader& from, const WalHeader& to, const sqlite3* connection,
+              const CommitInterest* interest) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::deque<Commit> commits_;  // oldest first
+};
+
+}  // namespace weibo
+
+#endif  // WEIBO_STORAGE_COMMIT_LOG_H_
