@@ -358,23 +358,20 @@ void SetDurableCommits(bool on) { durable_commits = on; }
 
 void Shard::OnRowChange(void* self, int op, const char*, const char* table, long long rowid) {
   auto* shard = static_cast<Shard*>(self);
-  if (table != shard->last_table_) shard->NoteTable(table);
+  shard->NoteTable(table);
   for (const auto& [fn, arg] : shard->row_listeners_)
     fn(arg, op, table, static_cast<int64_t>(rowid));
 }
 
 void Shard::NoteTable(const char* table) {
-  // SQLite passes each table's name as the same text while its schema stands, so a run of
-  // changes to one table is noted once; a different pointer only costs a search.
-  last_table_ = table;
+  // By name, not by the address of SQLite's text for it: a schema change inside the
+  // transaction may free that text and give another table's name the same address. A
+  // transaction changes a few tables, so this is a few short compares a row.
   if (std::find(txn_changes_.begin(), txn_changes_.end(), table) == txn_changes_.end())
     txn_changes_.emplace_back(table);
 }
 
-void Shard::NoteChange(const char* what) {
-  NoteTable(what);
-  last_table_ = nullptr;  // not SQLite's text
-}
+void Shard::NoteChange(const char* what) { NoteTable(what); }
 
 // The commit hook: the write lock is held and no frame of this commit is written yet, so
 // the header is the one this commit moves on from (storage/commit_log.h).
@@ -383,14 +380,12 @@ int Shard::OnCommit(void* self) {
   shard->pending_ = ReadWalHeader(shard->db_, &shard->pending_before_);
   shard->pending_changes_.swap(shard->txn_changes_);
   shard->txn_changes_.clear();
-  shard->last_table_ = nullptr;
   return 0;  // go on with the commit
 }
 
 void Shard::OnRollback(void* self) {
   auto* shard = static_cast<Shard*>(self);
   shard->txn_changes_.clear();
-  shard->last_table_ = nullptr;
   shard->pending_ = false;
 }
 

@@ -164,9 +164,8 @@ class Shard {
   void NoteTable(const char* table);
   std::shared_ptr<CommitLog> commit_log_;
   std::vector<std::string> txn_changes_;
-  const char* last_table_ = nullptr;  // SQLite's text of the table last noted
-  WalHeader pending_before_;          // the header at the commit hook
-  bool pending_ = false;              // a commit hook ran and its WAL hook has not
+  WalHeader pending_before_;  // the header at the commit hook
+  bool pending_ = false;      // a commit hook ran and its WAL hook has not
   std::vector<std::string> pending_changes_;
 
   int index_;
