@@ -59,7 +59,7 @@ class ShardWatch {
   // The connections seen, by shard index (nullptr: none yet).
   std::vector<Shard*> shards() const;
   // How many moved headers were adopted from the commit log, and how many times a pragma
-  // moved a generation (--explain and the tests).
+  // moved a generation (the first pragma on a connection included; for the tests).
   int64_t adopted() const { return adopted_; }
   int64_t dropped() const { return dropped_; }
 

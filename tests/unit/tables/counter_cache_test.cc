@@ -189,14 +189,17 @@ TEST_CASE("counter cache: this process's other connections drop entries only for
     InsertJob(other, 0, "fanout", "{}", 1);
     txn.Commit();
   }
+  const int64_t dropped = cache.watch().dropped();
   REQUIRE(kept());  // a message's row and a job: no counter moved
   REQUIRE(cache.watch().adopted() == 1);
+  REQUIRE(cache.watch().dropped() == dropped);  // and no pragma moved the generation
   {
     WriteTxn txn(other);
     InsertJob(other, 0, kCounterDeltaKind, R"({"msg_id":1,"likes":1,"views":0})", 2);
     txn.Commit();
   }
   REQUIRE_FALSE(kept());
+  REQUIRE(cache.watch().dropped() == dropped + 1);
   put();
   {
     WriteTxn txn(other);
