@@ -73,9 +73,8 @@ void BecomePulled(Context& ctx, Shard& author_shard, int64_t author) {
             ActiveDropJob{e.fan, author, 0});
 }
 
-void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue& due) {
+void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue& due, int64_t now) {
   if (!due.any()) return;
-  int64_t now = ctx.now();
   TouchUser(shard, user, now);
   if (!due.rejoin) return;
   SetListsTouched(shard, user, now);

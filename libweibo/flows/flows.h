@@ -105,6 +105,17 @@ void ApplyUndeliver(Context& ctx, Shard& target, const UndeliverJob& job);
 // from the followee's own posts rather than read from the inbox: every followee in pull;
 // in hybrid the celebrities and the authors whose active list lacks the reader.
 void HomeReadTally(int64_t* reads, int64_t* pulled_authors);
+// Writes what the home reads a server served owe (GroupCommit::held_reads: the red dot's
+// marks and the readers' activity), one transaction per reader shard: every shard's, or
+// only shard's when shard >= 0. The held reads are taken before they are written: a
+// failure loses them, as a crash would, and is thrown. Returns how many readers it wrote
+// for (a reader no longer there is skipped).
+int64_t PayHeldReads(Context& ctx, int shard = -1);
+// How many readers of one shard a server holds before it pays them (GroupCommit::
+// held_reads): each transaction then carries the marks of many reads rather than one's. A
+// read that rejoins the active lists pays its shard's at once (flows/timeline.cc, Hold).
+// Counted, not timed, so that a replay's results do not depend on the machine's speed.
+constexpr size_t kHeldReadsPerShard = 32;
 
 // flows/active.cc: activity, and hybrid's active-follower lists
 constexpr int64_t kActivityGrainMs = 3600LL * 1000;      // last_active is refreshed hourly
@@ -133,8 +144,9 @@ bool JoinsOnFollow(Context& ctx, Shard& shard, int64_t fan);
 // active_drop, so that a reader's active_on never names a pulled author.
 void BecomePulled(Context& ctx, Shard& author_shard, int64_t author);
 // In a write transaction on the user's shard: refreshes last_active and, when due, records
-// the rejoin and enqueues one active_join job per followee shard.
-void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue& due);
+// the rejoin and enqueues one active_join job per followee shard, as of the read made at
+// now (a server pays a read's activity after the read: flows/timeline.cc).
+void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue& due, int64_t now);
 // Puts fan at the head of author's active list (on the author's shard) and returns the
 // active_merge entry for the fan's shard; none when the author does not push.
 std::optional<ActiveMergeEntry> JoinActiveList(Context& ctx, Shard& author_shard, int64_t author,

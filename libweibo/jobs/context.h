@@ -203,6 +203,22 @@ struct GroupCommit {
   // is in held meanwhile -> how many of its parts are not applied yet.
   std::map<std::pair<int, int64_t>, size_t> open_fan_outs;
   int64_t HeldBelow(int source, int64_t below) const { return held.Below(source, below); }
+  // What the home reads served here owe and have not yet written (flows/timeline.cc,
+  // HoldReadOwes), with defer_merged set: the red dot's mark and the reader's activity, by
+  // the reader's shard, then by reader, merged (the highest mark, the latest read). They
+  // are written together, one transaction per shard for many reads (PayHeldReads), once
+  // kHeldReadsPerShard readers of a shard have gathered (at once when a read rejoins the
+  // active lists, which decides whom its authors push to), before any op that does not keep
+  // deliveries held, and when the server is idle or closes. A crash loses them, as a power
+  // cut loses a read's mark written without an fsync: the dot shows again what was seen,
+  // and the next read records the activity. Reads served here see them meanwhile.
+  struct HeldRead {
+    int64_t mark = 0;  // the mark's new value; 0: none owed
+    bool touch = false, rejoin = false;
+    int64_t shown = 0;  // a rejoin's floor: the oldest item of the latest full first page
+    int64_t now = 0;    // the latest read's clock
+  };
+  std::map<int, std::unordered_map<int64_t, HeldRead>> held_reads;
   // The fan lists the fan-outs of this process's requests read (Context::RememberFans), by
   // message, kept while deliveries are held: a held delivery applied later, by another
   // request or at idle, checks its readers against the list as its own request would have
@@ -341,6 +357,9 @@ class Context {
   void SettleReplayed();
   // The warnings of Settle and SettleReplayed, one line each (Executor::Warnings).
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // Adds a warning for the reply: something after the op's own work failed, costing the
+  // op nothing (flows/timeline.cc: a server's held read marks).
+  void Warn(std::string warning) { warnings_.push_back(std::move(warning)); }
 
   // The fan list a fan-out of this request read for a message, sorted, in a transaction in
   // which the message existed (flows/fanout.cc). The deliveries this request applies for

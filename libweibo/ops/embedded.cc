@@ -43,6 +43,13 @@ class Embedded : public Executor {
         Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
         ApplyDeferredJobs(ctx);
       }
+      if (!group_commit_.held_reads.empty()) {  // the read marks held (flows/timeline.cc)
+        try {  // hints: a failure loses them, as a crash would, and the rest goes on
+          Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
+          PayHeldReads(ctx);
+        } catch (const std::exception&) {
+        }
+      }
       if (!group_commit_.held_to_idle.empty() || !group_commit_.held_deliveries.empty() ||
           !group_commit_.held_to_batch.empty()) {
         Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
@@ -135,6 +142,16 @@ class Embedded : public Executor {
           ApplyHeldDeliveries(ctx);
           ApplyHeldToBatch(ctx);
         } catch (const std::exception&) {  // they stay pending: the op runs, a drain retries
+        }
+      }
+      // The read marks and activity held (flows/timeline.cc) are written before an op that
+      // might read them from the shards (notify, user, fsck, a dump): it sees what a command
+      // would. A failure loses them (hints, as after a crash) and the op still runs.
+      if (!op->keeps_deliveries_held && !group_commit_.held_reads.empty()) {
+        try {
+          PayHeldReads(ctx);
+        } catch (const std::exception& e) {
+          ctx.Warn(std::string("the read marks held could not be written: ") + e.what());
         }
       }
       Json result;

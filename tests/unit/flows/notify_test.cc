@@ -1,5 +1,6 @@
 // flows/notify.cc and the red dot (flows/timeline.cc): one notification row for everyone,
 // unread counts from one last-seen id per user, its 30-day expiry, and timeline --unread.
+#include "flows/flows.h"
 #include "test_support.h"
 
 namespace weibo {
@@ -137,6 +138,58 @@ TEST_CASE("red dot: items by others newer than the mark, capped, the first page 
           Code::kInvalidArgument);
   REQUIRE(c.CodeOf("timeline", {{"user", a}, {"unread", true}, {"posts", true}}) ==
           Code::kInvalidArgument);
+}
+
+// A server (group commit, defer_merged) writes nothing on a home read: the marks its reads
+// move are held, seen by its own reads, and written for kHeldReadsPerShard readers of a
+// shard at once, before an op that does not keep deliveries held, and when it is idle.
+TEST_CASE("red dot: a server holds the marks its reads move and writes them in batches") {
+  Cluster c(ClusterOptions{2, "push", 20});
+  int64_t a = c.AddUser("alice"), b = c.AddUser("bob");
+  c.Follow(a, b);
+  c.Post(b, "first");
+  c.Timeline(a);  // a command's read stores the mark at once
+  auto stored_badge = [&] { return c.Timeline(a, {{"unread", true}}).at("unread").get<int>(); };
+  auto server = OpenEmbedded(test::ServerOptions(c.dir()));
+  auto run = [&](const std::string& op, Json args) {
+    auto out = server->Execute(Request{op, std::move(args)});
+    REQUIRE(out.ok());
+    return out.value();
+  };
+  auto server_badge = [&] { return run("timeline", {{"user", a}, {"unread", true}})["unread"]; };
+  c.SetNow(test::kNow + 1000);
+  c.Post(b, "second");
+  REQUIRE(server_badge() == 1);
+  run("timeline", {{"user", a}});  // moves the mark: held
+  REQUIRE(server_badge() == 0);    // its own reads see it
+  REQUIRE(stored_badge() == 1);    // not written yet
+  server->Idle();
+  REQUIRE(stored_badge() == 0);
+  c.SetNow(test::kNow + 2000);
+  c.Post(b, "third");
+  run("timeline", {{"user", a}});
+  REQUIRE(stored_badge() == 1);
+  run("notify_unread", {{"user", a}});  // does not keep deliveries held: pays first
+  REQUIRE(stored_badge() == 0);
+
+  // Readers of each shard are written kHeldReadsPerShard at a time, without Idle.
+  const int readers = 2 * static_cast<int>(kHeldReadsPerShard) + 6;
+  std::vector<int64_t> users;
+  for (int i = 0; i < readers; ++i) {
+    users.push_back(c.AddUser("r" + std::to_string(i)));
+    c.Post(users.back(), "mine");  // a first page with an item: every first read owes a mark
+  }
+  auto stored_marks = [&] {
+    int64_t n = 0;
+    for (int i = 0; i < c.shards(); ++i)
+      n += test::RawDb(c.ShardPath(i))
+               .Int("SELECT count(*) FROM last_seen WHERE kind = 1 AND user_id > 2");
+    return n;
+  };
+  for (int64_t u : users) run("timeline", {{"user", u}});
+  REQUIRE(stored_marks() == 2 * static_cast<int64_t>(kHeldReadsPerShard));  // 35 a shard
+  server->Idle();
+  REQUIRE(stored_marks() == readers);
 }
 
 }  // namespace
