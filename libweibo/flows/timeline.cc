@@ -558,20 +558,14 @@ Json ReadPage(Context& ctx, PageTxns& txns, int64_t reader, int64_t count, int64
   return page.Take();
 }
 
-// What a server holds for reader (GroupCommit::held_reads), or nullptr.
-const GroupCommit::HeldRead* HeldOf(Context& ctx, int64_t reader) {
-  auto& held = ctx.group_commit().held_reads;
-  if (held.empty()) return nullptr;
-  auto shard = held.find(ctx.shards().ForUser(reader).index());
-  if (shard == held.end()) return nullptr;
-  auto it = shard->second.find(reader);
-  return it == shard->second.end() ? nullptr : &it->second;
-}
-
-// The red dot's mark a server holds for reader, or 0.
+// The red dot's mark a server holds for reader (GroupCommit::held_reads), or 0.
 int64_t HeldMark(Context& ctx, int64_t reader) {
-  const GroupCommit::HeldRead* h = HeldOf(ctx, reader);
-  return h != nullptr ? h->mark : 0;
+  auto& held = ctx.group_commit().held_reads;
+  if (held.empty()) return 0;
+  auto shard = held.find(ctx.shards().ForUser(reader).index());
+  if (shard == held.end()) return 0;
+  auto it = shard->second.find(reader);
+  return it == shard->second.end() ? 0 : it->second.mark;
 }
 
 // The red dot (seed 004): how many home timeline items by others are newer than the mark,
