@@ -9,19 +9,16 @@
 // madvise was 5.5% of the samples and the page faults that followed it about 4%.
 //
 // Decommit is off, so freed memory stays with the process for mimalloc to reuse. Its
-// resident size then stays near its peak, as Redis's does. The measurements are in the
-// README, session 37. The variable MIMALLOC_ALLOW_DECOMMIT=1 turns decommit back on.
+// resident size then stays near its peak, as Redis's does (weibod(1), LIMITS). The
+// measurements are in the README, session 37. mimalloc reads its MIMALLOC_* variables
+// when it is loaded, before this runs, so MIMALLOC_ALLOW_DECOMMIT cannot turn decommit
+// back on; a build with -DWEIBO_MIMALLOC=OFF uses glibc's malloc.
 #include <mimalloc.h>
-
-#include <cstdlib>
 
 namespace {
 
 struct AllocatorOptions {
-  AllocatorOptions() {
-    if (std::getenv("MIMALLOC_ALLOW_DECOMMIT") == nullptr)
-      mi_option_disable(mi_option_allow_decommit);
-  }
+  AllocatorOptions() { mi_option_disable(mi_option_allow_decommit); }
 };
 
 const AllocatorOptions allocator_options;
