@@ -32,7 +32,7 @@ namespace {
 
 constexpr int kPollMs = 100;      // how soon a signal is noticed
 constexpr int kQuietMs = 2;       // no request for this long, with work deferred: Idle()
-constexpr int kIdleEveryMs = 50;  // under steady load, Idle() at least this often
+constexpr int kIdleEveryMs = 50;  // under steady load, Tick() at least this often
 // After a reply, how long to wait for the next request without sleeping (net/frames.h).
 constexpr std::chrono::microseconds kSpin(300);
 
@@ -69,19 +69,22 @@ bool Readable(zmq::socket_t& socket, int timeout_ms, std::chrono::microseconds s
 
 // Serves until SIGTERM or SIGINT (daemon/signals.h). A signal interrupting a call is not an error.
 // Deferred work (the group commit of deliveries) is finished when no request has come for
-// kQuietMs, and at least every kIdleEveryMs under steady load. At start and then every
+// kQuietMs (Idle); under steady load, at least every kIdleEveryMs, what is due of it is
+// done without a batch the next request would wait for (Tick: every held delivery applied
+// there, as Idle does, made a timeline read's p99 26 ms through the daemon against 1.6
+// embedded, on the retwis trace at 3000 users; 1.3-1.4 ms after). At start and then every
 // drain_interval_ms (0: never), when no request is waiting, one pass of the drain op applies
 // the jobs others left pending (Service::DrainPending).
 void ServeUntilSignal(zmq::socket_t& socket, daemon::Service& service, int drain_interval_ms,
                       long* served) {
   using Clock = std::chrono::steady_clock;
   bool owed = false;  // requests served since the last Idle()
-  auto last_idle = Clock::now();
+  auto last_tick = Clock::now();
   auto next_drain = Clock::now();  // the first pass at start: what a crash left behind
   auto idle = [&] {
     service.Idle();
     owed = false;
-    last_idle = Clock::now();
+    last_tick = Clock::now();
   };
   while (!daemon::StopSignals::Stopped()) {
     try {
@@ -91,7 +94,10 @@ void ServeUntilSignal(zmq::socket_t& socket, daemon::Service& service, int drain
           ++*served;
           owed = true;
         }
-        if (owed && Clock::now() - last_idle >= std::chrono::milliseconds(kIdleEveryMs)) idle();
+        if (owed && Clock::now() - last_tick >= std::chrono::milliseconds(kIdleEveryMs)) {
+          service.Tick();
+          last_tick = Clock::now();
+        }
       } else if (owed) {
         idle();
       }

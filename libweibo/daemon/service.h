@@ -34,6 +34,9 @@ class Service {
               const std::function<void(const std::string& reply)>& answer);
   // No request waiting: finishes the deferred work (Executor::Idle, the group commit).
   void Idle() { executor_->Idle(); }
+  // Under steady load, every kIdleEveryMs (daemon/server.cc): the deferred work that is
+  // due, without a batch the next request would wait for (Executor::Tick).
+  void Tick() { executor_->Tick(); }
   // One pass of the drain op over every outbox (DaemonOptions::drain_interval_ms); what it
   // did, or why it failed, goes to the log when there is something to say.
   void DrainPending();

@@ -7,7 +7,8 @@
 // applied twice, late or after a later one changes nothing more (self-correcting, no
 // order to keep). With --async the index lags until weibo-worker drains. A server (weibod,
 // the bench) holds its requests' index jobs back until it is idle (GroupCommit::held_to_idle:
-// a daemon after 2 ms without a request, at least every 50 ms under load) and applies them
+// a daemon after 2 ms without a request; under load once the oldest is a second old,
+// jobs.h kHeldMaxAgeMs) and applies them
 // together — one transaction on the shard and one on its search file for all of them, where
 // each post paid two, each with its fsync — and before any search it serves; another process
 // searching meanwhile may miss them until then.

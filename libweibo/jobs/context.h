@@ -47,6 +47,9 @@ struct HeldJob {
   // its own. row.source_shard and row.local_id then name the fanout job that stays pending
   // for it, and row.target_shard its target.
   bool part = false;
+  // When it was held (steady clock, ms): a server under load hands a batch to its
+  // background applier once its oldest job is kHeldMaxAgeMs old (jobs.h, HandOffOldHeld).
+  int64_t held_ms = 0;
 };
 
 // Jobs this process applied in transactions committed without an fsync (jobs.cc, "group
@@ -102,7 +105,8 @@ struct GroupCommit {
   bool defer_merged = false;
   std::vector<JobRef> deferred;
   // Held back the same way, but only until the server is idle (Executor::Idle: a daemon
-  // after 2 ms without a request, at least every 50 ms under load): the kinds whose
+  // after 2 ms without a request; under load, Executor::Tick, once the oldest is
+  // kHeldMaxAgeMs old): the kinds whose
   // readers in other processes should not wait for them (JobKind::until_idle: search).
   std::vector<JobRef> held_to_idle;
   // When the oldest and the newest of them were held back (steady clock, ms): Idle()
@@ -110,11 +114,15 @@ struct GroupCommit {
   // (jobs.h), not at every pause between two requests.
   int64_t deferred_since_ms = 0;
   int64_t deferred_last_ms = 0;
+  // When the oldest of held_to_idle was held (steady clock, ms): under load they are
+  // applied once it is kHeldMaxAgeMs old (jobs.h, HeldToIdleDue).
+  int64_t held_to_idle_since_ms = 0;
   // Deliveries to this process's other shards (JobKind::held_for_reads) held back the
   // same way, by target shard, in the order made, and applied together, one transaction
   // per target for many posts: before any op that is not known to commute with them
-  // (OpSpec::keeps_deliveries_held), when the server is idle (Executor::Idle: at least
-  // every 50 ms under load) or, once kMaxHeldDeliveries are held, one target's at a time
+  // (OpSpec::keeps_deliveries_held), when the server is idle (Executor::Idle; under load,
+  // Executor::Tick hands a target's to the background applier once the oldest is
+  // kHeldMaxAgeMs old) or, once kMaxHeldDeliveries are held, one target's at a time
   // (jobs.cc, DrainCreated; jobs.h, ApplyHeldDeliveries). Meanwhile a home timeline served
   // here reads them from here.
   std::map<int, std::vector<HeldJob>> held_deliveries;

@@ -19,6 +19,13 @@ namespace {
 
 std::atomic<const JobKinds*> registered_kinds{nullptr};
 
+// The steady clock in ms: when a job was held, and what the holds are measured against.
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
 
 void RegisterJobKinds(const JobKinds& kinds) { registered_kinds.store(&kinds); }
@@ -151,8 +158,10 @@ void HoldFanOut(GroupCommit& group, const JobRow& parent, std::vector<HeldJob> p
   group.open_fan_outs[key] += parts.size();
   group.held.emplace(key.first, key.second);
   group.held_delivery_count += parts.size();
+  const int64_t now_ms = SteadyMs();
   for (HeldJob& part : parts) {
     part.row.local_id = parent.local_id;
+    part.held_ms = now_ms;
     const int target = part.row.target_shard;
     group.held_deliveries[target].push_back(std::move(part));
   }
@@ -349,6 +358,12 @@ namespace {
 // Older pending jobs a drain must take along, per (source, target) pair, at most.
 constexpr int64_t kCatchUp = 256;
 
+// Whether a server may hold the job back to merge it across requests (JobKind::deferrable).
+bool HeldBack(const JobRow& job) {
+  const JobKind* kind = FindJobKind(job.kind);
+  return kind != nullptr && kind->merge != nullptr && kind->deferrable;
+}
+
 // Jobs of one (source, target) pair are applied in the order they were written: a pair's
 // jobs need not commute (a fan_remove applied before the fan_add it undoes would leave a
 // fan row behind). A request's own jobs are the newest of their pairs, but a pair may hold
@@ -356,17 +371,6 @@ constexpr int64_t kCatchUp = 256;
 // a wave puts those first (same target transaction or same delivery, in order). A pair
 // with more than kCatchUp of them is left to the worker or a node's drain, which go
 // through each outbox in order: the request's jobs of that pair then stay pending too.
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-bool HeldBack(const JobRow& job) {
-  const JobKind* kind = FindJobKind(job.kind);
-  return kind != nullptr && kind->merge != nullptr && kind->deferrable;
-}
-
 std::vector<JobRow> InOrder(Context& ctx, std::vector<JobRow> own) {
   if (ctx.group_commit().no_catch_up) return own;  // a background applier's (context.h)
   std::map<std::pair<int, int>, int64_t> first;    // (source, target) -> oldest own job id
@@ -466,6 +470,7 @@ int64_t DrainCreated(Context& ctx) {
   // pending jobs of its (source, target) pairs (InOrder).
   GroupCommit& group = ctx.group_commit();
   bool batched = false;  // whether this drain held a job to be applied in a batch
+  int64_t now_ms = 0;    // steady clock, read once a job is held
   size_t next = 0;
   while (next < created.size()) {
     std::vector<JobRow> own, wave, remote;
@@ -497,24 +502,27 @@ int64_t DrainCreated(Context& ctx) {
         group.held.emplace(row.source_shard, row.local_id);
         Json payload = kept(next, row) ? std::move(made[next].json) : Json::parse(row.payload);
         row.payload.clear();
+        if (now_ms == 0) now_ms = SteadyMs();
+        HeldJob held{std::move(row), std::move(payload), false, now_ms};
         if (kind->held_to_batch) {
-          group.held_to_batch.push_back(HeldJob{std::move(row), std::move(payload)});
+          group.held_to_batch.push_back(std::move(held));
           batched = true;
         } else {
           ++group.held_delivery_count;
-          const int target = row.target_shard;
-          group.held_deliveries[target].push_back(HeldJob{std::move(row), std::move(payload)});
+          const int target = held.row.target_shard;
+          group.held_deliveries[target].push_back(std::move(held));
         }
         continue;
       }
       if (group.defer_merged && row.target_shard == row.source_shard && HeldBack(row)) {
+        if (now_ms == 0) now_ms = SteadyMs();
         if (FindJobKind(row.kind)->until_idle) {
+          if (group.held_to_idle.empty()) group.held_to_idle_since_ms = now_ms;
           group.Hold(group.held_to_idle, created[next]);
           continue;
         }
-        const int64_t now = SteadyMs();
-        if (group.deferred.empty()) group.deferred_since_ms = now;
-        group.deferred_last_ms = now;
+        if (group.deferred.empty()) group.deferred_since_ms = now_ms;
+        group.deferred_last_ms = now_ms;
         group.Hold(group.deferred, created[next]);
         continue;
       }
@@ -889,6 +897,33 @@ void HandOff(Context& ctx, int target) {
 }
 
 }  // namespace
+
+bool HandOffOldHeld(Context& ctx) {
+  GroupCommit& group = ctx.group_commit();
+  if (!group.background) return false;
+  FinishBackgroundApply(group, false);
+  if (group.in_flight) return false;
+  const int64_t due = SteadyMs() - kHeldMaxAgeMs;
+  if (!group.held_to_batch.empty() && group.held_to_batch.front().held_ms <= due) {
+    HandOff(ctx, -1);
+    return true;
+  }
+  int oldest = -1;
+  int64_t oldest_ms = due;
+  for (const auto& [target, list] : group.held_deliveries) {
+    if (!list.empty() && list.front().held_ms <= oldest_ms) {
+      oldest = target;
+      oldest_ms = list.front().held_ms;
+    }
+  }
+  if (oldest < 0) return false;
+  HandOff(ctx, oldest);
+  return true;
+}
+
+bool HeldToIdleDue(const GroupCommit& group) {
+  return !group.held_to_idle.empty() && SteadyMs() - group.held_to_idle_since_ms >= kHeldMaxAgeMs;
+}
 
 int64_t DrainAllPending(Context& ctx, bool keep_held) {
   // A background batch first: its jobs are pending until it has synced them.

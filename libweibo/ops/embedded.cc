@@ -30,6 +30,30 @@ class Embedded : public Executor {
 
   void Idle() override { Finish(false); }
 
+  // Under steady load (a daemon at least every 50 ms): what is due by the clock, and no
+  // batch on the request thread. The counter deltas once due (jobs.h, DeferredJobsDue);
+  // the read marks held (a transaction per shard for a few readers' marks); the index jobs
+  // and, through the background applier, one held batch, once their oldest is
+  // kHeldMaxAgeMs old (jobs.h, HandOffOldHeld); and a sync of the group commit's WALs,
+  // on a thread of its own. Without a background applier, all of it as when idle.
+  void Tick() override {
+    if (!shards_) return;
+    if (!group_commit_.background) return Finish(false);
+    try {  // as in Finish: what fails stays pending (hints: lost), for a later pass
+      Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
+      if (DeferredJobsDue(group_commit_)) ApplyDeferredJobs(ctx);
+      if (HeldToIdleDue(group_commit_)) ApplyHeldToIdle(ctx);
+      if (!group_commit_.held_reads.empty()) PayHeldReads(ctx);
+      HandOffOldHeld(ctx);
+      if (group_commit_.syncing && group_commit_.syncing->done.wait_for(std::chrono::seconds(0)) ==
+                                       std::future_status::ready)
+        FinishSyncInFlight(*shards_, group_commit_);
+      if (!group_commit_.syncing && !group_commit_.unsynced.empty())
+        StartSyncAppliedJobs(*shards_, group_commit_);
+    } catch (const std::exception&) {
+    }
+  }
+
   // Deferred work: the counter deltas held back once they are due (all of them when
   // closing), the jobs held until idle (search index), then the group commit's sync.
   void Finish(bool closing) {

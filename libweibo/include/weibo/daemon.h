@@ -24,7 +24,8 @@ struct DaemonOptions {
   int drain_ms = 60000;           // after a signal, time left to answer received requests
   // Group commit (EmbeddedOptions::group_commit): deliveries to other shards whose done
   // marks wait for one shared sync of each shard; synced when this many have gathered,
-  // when no request has come for a few milliseconds, and at least every 50 ms. 0: none.
+  // when no request has come for a few milliseconds, and at least every 50 ms (under
+  // load on a thread of its own: Executor::Tick). 0: none.
   size_t group_commit = 1024;
   // With group commit: the held batches applied on a thread of the daemon's own
   // (EmbeddedOptions::background_applies); weibod --no-background-applies turns it off.

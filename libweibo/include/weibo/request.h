@@ -119,6 +119,10 @@ class Executor {
   virtual std::vector<std::string> Warnings() const { return {}; }
   // Called by a server with nothing to do: finishes deferred work (the group commit).
   virtual void Idle() {}
+  // Called by a server under steady load, at least every few tens of milliseconds: does
+  // the deferred work that is due without making the next request wait for a batch
+  // (ops/embedded.cc says what that is). By default, as Idle().
+  virtual void Tick() { Idle(); }
 };
 
 // What the home timeline reads of this process's embedded executors have merged since it
