@@ -82,7 +82,8 @@ void Node::Serve() {
         while (RecvFrames(broker_, &frames)) HandleBroker(frames);
       if (items[1].revents & ZMQ_POLLIN)
         while (RecvFrames(direct_, &frames, net::kClientFrames)) HandleDirect(std::move(frames));
-      // The group commit of the client requests' deliveries (daemon/server.cc does the same).
+      // The group commit of the client requests' deliveries. weibod ticks under load instead
+      // (daemon/server.cc); a node has no background applier, and its Tick would be Idle.
       bool quiet = !(items[0].revents & ZMQ_POLLIN) && !(items[1].revents & ZMQ_POLLIN);
       if (quiet || SteadyClock::now() - last_idle >= std::chrono::milliseconds(kIdleEveryMs)) {
         service_->Idle();

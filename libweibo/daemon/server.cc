@@ -72,7 +72,7 @@ bool Readable(zmq::socket_t& socket, int timeout_ms, std::chrono::microseconds s
 // kQuietMs (Idle); under steady load, at least every kIdleEveryMs, what is due of it is
 // done without a batch the next request would wait for (Tick: every held delivery applied
 // there, as Idle does, made a timeline read's p99 26 ms through the daemon against 1.6
-// embedded, on the retwis trace at 3000 users; 1.3-1.4 ms after). At start and then every
+// embedded, on the retwis trace at 3000 users; 1.4-1.7 ms after). At start and then every
 // drain_interval_ms (0: never), when no request is waiting, one pass of the drain op applies
 // the jobs others left pending (Service::DrainPending).
 void ServeUntilSignal(zmq::socket_t& socket, daemon::Service& service, int drain_interval_ms,
