@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 list=$(weibo help) || fail "weibo help exited $?"
 for line in "post  " "user add  " "user show  " "timeline  " "fsck  " "sql  " "cluster  " \
             "golden  " "worker  " "completion  "; do
-  echo "$list" | grep -q "^  $line" || fail "weibo help lists no '$line': $list"
+  grep -q "^  $line" <<<"$list" || fail "weibo help lists no '$line': $list"
 done
 [ "$list" = "$(weibo --help)" ] || fail "weibo help and weibo --help differ"
 
@@ -29,5 +29,5 @@ for cmd in post timeline follow init fsck count; do
 done
 
 err=$(weibo-timeline -u 1 -n 2 2>&1)
-echo "$err" | grep -q "unexpected argument(s): -n 2" || fail "extras: $err"
+grep -q "unexpected argument(s): -n 2" <<<"$err" || fail "extras: $err"
 echo "ok: weibo help lists $(echo "$list" | grep -c '^  ') commands; --help of 6 commands checked"

@@ -32,8 +32,8 @@ out=$("$bin/weibo-sql" "SELECT user_id, user_name FROM user_name ORDER BY user_i
 echo "$out"
 [ "$(echo "$out" | head -n 1 | tr -s ' ')" = "shard user_id user_name" ] || fail "header: $out"
 [ "$(echo "$out" | wc -l)" -eq 3 ] || fail "expected a header and 2 rows"
-echo "$out" | grep -Eq '^[0-3] +1 +alice$' || fail "no alice row"
-echo "$out" | grep -Eq '^[0-3] +2 +bob$' || fail "no bob row"
+grep -Eq '^[0-3] +1 +alice$' <<<"$out" || fail "no alice row"
+grep -Eq '^[0-3] +2 +bob$' <<<"$out" || fail "no bob row"
 
 # One shard; JSON with the shard column first and the query's columns in order.
 json=$("$bin/weibo-sql" --shard 1 --json "SELECT user_id, user_name, msg_count FROM user_info")
