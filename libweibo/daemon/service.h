@@ -37,6 +37,8 @@ class Service {
   // Under steady load, every kIdleEveryMs (daemon/server.cc): the deferred work that is
   // due, without a batch the next request would wait for (Executor::Tick).
   void Tick() { executor_->Tick(); }
+  // No request waiting: one step of Idle()'s work; whether more remains (Executor::IdleStep).
+  bool IdleStep() { return executor_->IdleStep(); }
   // One pass of the drain op over every outbox (DaemonOptions::drain_interval_ms); what it
   // did, or why it failed, goes to the log when there is something to say.
   void DrainPending();

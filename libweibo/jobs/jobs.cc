@@ -584,9 +584,7 @@ int64_t DrainCreated(Context& ctx) {
     }
   }
   // A sync that has ended is collected here, at the next drain: its jobs are marked done.
-  if (group.syncing &&
-      group.syncing->done.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-    FinishSyncInFlight(ctx.shards(), group);
+  CollectEndedSync(ctx.shards(), group);
   if (!group.unsynced.empty() && group.unsynced.applied >= group.limit) {
     if (group.limit == 0)
       SyncAppliedJobs(ctx.shards(), group);
@@ -744,6 +742,13 @@ void FinishSyncInFlight(ShardSet& shards, GroupCommit& group_commit) {
   std::map<int, std::vector<int64_t>> done;
   SyncTargets(syncing.jobs, &done);
   MarkDone(shards, done);
+}
+
+bool CollectEndedSync(ShardSet& shards, GroupCommit& group_commit, std::chrono::milliseconds wait) {
+  if (!group_commit.syncing) return true;
+  if (group_commit.syncing->done.wait_for(wait) != std::future_status::ready) return false;
+  FinishSyncInFlight(shards, group_commit);
+  return true;
 }
 
 void StartSyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit) {

@@ -123,6 +123,14 @@ class Executor {
   // the deferred work that is due without making the next request wait for a batch
   // (ops/embedded.cc says what that is). By default, as Idle().
   virtual void Tick() { Idle(); }
+  // Called by a server with nothing to do, in place of Idle(): does one step of the same
+  // work (one target's held deliveries, one sync) and returns whether more remains, so
+  // that the server can stop between steps when a request arrives rather than make it
+  // wait for all of it. By default, all of it at once.
+  virtual bool IdleStep() {
+    Idle();
+    return false;
+  }
 };
 
 // What the home timeline reads of this process's embedded executors have merged since it

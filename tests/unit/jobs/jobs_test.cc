@@ -943,24 +943,38 @@ TEST_CASE("jobs: a background applier takes held batches while reads see every p
   CHECK(report.at("ok") == true);
 }
 
+// A 4-shard push cluster whose server holds its deliveries (no batch by count) and has a
+// background applier, and alice's fans, one on every shard.
+struct HeldServer {
+  static ClusterOptions Options() {
+    ClusterOptions options{4, "push"};
+    options.group_commit = 1000;
+    options.background_applies = true;
+    return options;
+  }
+  HeldServer() : c(Options()) { fans = FansOnEveryShard(c, &alice); }
+  // How many inbox rows each fan has on disk, sorted.
+  std::vector<int64_t> OnDisk() {
+    std::vector<int64_t> rows;
+    for (int64_t fan : fans) rows.push_back(InboxRowsOnDisk(c, fan));
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+  Cluster c;
+  int64_t alice = 0;
+  std::vector<int64_t> fans;
+};
+
 // A server under steady load ticks (Executor::Tick) instead of going idle: a held batch is
 // not applied on the request thread then, but handed to the background applier once its
 // oldest job is kHeldMaxAgeMs old, one batch at a time; the group commit's sync starts on
 // a thread of its own, and a later tick marks the jobs done.
 TEST_CASE("jobs: a tick under load hands old held batches to the applier, never a young one") {
-  ClusterOptions options{4, "push"};
-  options.group_commit = 1000;  // no batch by count
-  options.background_applies = true;
-  Cluster c(options);
-  int64_t alice = 0;
-  std::vector<int64_t> fans = FansOnEveryShard(c, &alice);
-  auto on_disk = [&] {
-    std::vector<int64_t> rows;
-    for (int64_t fan : fans) rows.push_back(InboxRowsOnDisk(c, fan));
-    std::sort(rows.begin(), rows.end());
-    return rows;
-  };
-  const int64_t post = c.Post(alice, "one");
+  HeldServer server;
+  Cluster& c = server.c;
+  const std::vector<int64_t>& fans = server.fans;
+  auto on_disk = [&] { return server.OnDisk(); };
+  const int64_t post = c.Post(server.alice, "one");
   c.executor().Tick();
   CHECK(on_disk() == std::vector<int64_t>{0, 0, 0, 1});  // held, and young
   CHECK(HeldFanOuts(c) == 1);
@@ -976,6 +990,40 @@ TEST_CASE("jobs: a tick under load hands old held batches to the applier, never 
   CHECK(on_disk() == std::vector<int64_t>{1, 1, 1, 1});
   CHECK(HeldFanOuts(c) == 0);  // synced and marked done by ticks alone
   for (int64_t fan : fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{post});
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+}
+
+// A server gone quiet for a moment does Idle()'s work in steps (Executor::IdleStep), one
+// target's held deliveries a step, and can stop between them when a request arrives: what
+// it left is still held (and seen by reads), and the next steps finish it, sync included.
+TEST_CASE("jobs: idle steps apply one target's held deliveries at a time, then sync") {
+  HeldServer held;
+  Cluster& c = held.c;
+  const int64_t post = c.Post(held.alice, "one");
+  auto applied = [&] {
+    std::vector<int64_t> rows = held.OnDisk();
+    return std::count(rows.begin(), rows.end(), int64_t{1});
+  };
+  CHECK(applied() == 1);  // the author's own shard; three targets held
+  int steps = 0;
+  bool more = true;
+  while (more && steps < 1000) {
+    const auto before = applied();
+    more = c.executor().IdleStep();
+    ++steps;
+    CHECK(applied() - before <= 1);  // at most one target a step
+    if (applied() == 2 && more) {    // stopped here, a read still sees the post
+      for (int64_t fan : held.fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{post});
+    }
+  }
+  CHECK(steps >= 5);  // the index job, three targets, a sync started (and collected)
+  CHECK(steps < 1000);
+  CHECK(held.OnDisk() == std::vector<int64_t>{1, 1, 1, 1});
+  CHECK(HeldFanOuts(c) == 0);            // synced and marked done
+  CHECK_FALSE(c.executor().IdleStep());  // nothing left
+  for (int64_t fan : held.fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{post});
   Json report = c.Fsck();
   INFO(report.dump());
   CHECK(report.at("ok") == true);
