@@ -744,11 +744,10 @@ void FinishSyncInFlight(ShardSet& shards, GroupCommit& group_commit) {
   MarkDone(shards, done);
 }
 
-bool CollectEndedSync(ShardSet& shards, GroupCommit& group_commit, std::chrono::milliseconds wait) {
-  if (!group_commit.syncing) return true;
-  if (group_commit.syncing->done.wait_for(wait) != std::future_status::ready) return false;
-  FinishSyncInFlight(shards, group_commit);
-  return true;
+void CollectEndedSync(ShardSet& shards, GroupCommit& group_commit, std::chrono::milliseconds wait) {
+  if (group_commit.syncing &&
+      group_commit.syncing->done.wait_for(wait) == std::future_status::ready)
+    FinishSyncInFlight(shards, group_commit);
 }
 
 void StartSyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit) {
@@ -826,6 +825,14 @@ UnsyncedJobs BackgroundApplier::Apply(
   for (const HeldJob& job : jobs) parsed.push_back(Parsed{&job.row, &job.payload, job.part});
   ApplyParsed(ctx, parsed, true);
   if (!ctx.created_jobs().empty()) DrainCreated(ctx);
+  // The checkpoints of the shards it committed to whose WAL has grown past the length, on
+  // this thread rather than after the server's next write (ops/embedded.cc, Checkpoint).
+  // Meanwhile the server's writes to that shard wait, and its reads go on. A failure loses
+  // nothing: the WAL still holds every commit, and a later checkpoint copies it.
+  try {
+    shards_->CheckpointOpened();
+  } catch (const std::exception&) {
+  }
   return std::move(group.unsynced);
 }
 

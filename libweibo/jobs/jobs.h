@@ -60,9 +60,8 @@ void StartSyncAppliedJobs(ShardSet& shards, GroupCommit& group_commit);
 // Waits for the sync StartSyncAppliedJobs started, if any, and marks its jobs done;
 // rethrows its failure (the jobs then stay pending, to be applied again).
 void FinishSyncInFlight(ShardSet& shards, GroupCommit& group_commit);
-// The same once that sync has ended, waiting at most `wait` for it; whether none is left
-// in flight.
-bool CollectEndedSync(ShardSet& shards, GroupCommit& group_commit,
+// The same once that sync has ended, waiting at most `wait` for it.
+void CollectEndedSync(ShardSet& shards, GroupCommit& group_commit,
                       std::chrono::milliseconds wait = std::chrono::milliseconds(0));
 // Applies the jobs deferred in the context's GroupCommit (defer_merged), merged; returns how
 // many. A server calls it through Executor::Idle(), fsck before it looks, and DrainCreated

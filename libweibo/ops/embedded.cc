@@ -16,6 +16,7 @@
 #include "tables/request_log.h"
 #include "tables/seen_cache.h"
 #include "weibo/ops.h"
+#include "weibo/storage.h"
 #include "weibo/time.h"
 
 namespace weibo {
@@ -54,19 +55,15 @@ class Embedded : public Executor {
 
   // Idle()'s work one step at a time, on the request thread, so that a daemon gone quiet
   // for a moment (2 ms) stops between steps when a request arrives: the background batch
-  // collected (waited for at most 1 ms a step), the counter deltas once due, the read
-  // marks, the index jobs, the list joins, one target's held deliveries (the next target
+  // collected (waited for at most 1 ms a step), the counter deltas once due, one shard's
+  // read marks, the index jobs, the list joins, one target's held deliveries (the next target
   // round the shards), the sync of the WALs written (on its thread, collected at a later
   // step). All of it at once made the request that came next wait for every shard's
   // transaction: weibod's read p999 was 50 ms on the retwis trace, against 8 embedded.
-  // Without a background applier (a cluster node), all of it at once, as before.
+  // The steps run here, on the request thread, with or without a background applier.
   bool IdleStep() override {
     if (!shards_) return false;
     GroupCommit& group = group_commit_;
-    if (!group.background) {
-      Finish(false);
-      return false;
-    }
     try {  // as in Finish: what fails stays pending, for a later pass
       if (group.in_flight) {
         if (group.in_flight->done.wait_for(std::chrono::milliseconds(1)) ==
@@ -79,7 +76,7 @@ class Embedded : public Executor {
         ApplyDeferredJobs(ctx);
       } else if (!group.held_reads.empty()) {
         try {  // hints: a failure loses them, as a crash would
-          PayHeldReads(ctx);
+          PayHeldReads(ctx, group.held_reads.begin()->first);  // one shard's transaction
         } catch (const std::exception&) {
         }
       } else if (!group.held_to_idle.empty()) {
@@ -248,9 +245,15 @@ class Embedded : public Executor {
 
   // After a write has committed: a checkpoint that fails (the disk full) loses nothing —
   // the WAL still holds every commit — and the write must not be reported as failed.
+  // With a background applier, a shard's checkpoint is its (BackgroundApplier::Apply,
+  // after the batch it committed there), and a request checkpoints a shard only past twice
+  // the length, when the applier has not come to that shard: a checkpoint copies up to
+  // 8 MiB and syncs the file, and the post that found the WAL long paid for all of it (the
+  // retwis trace's post p99).
   void Checkpoint() {
     try {
-      shards_->CheckpointOpened();
+      const int64_t length = CheckpointWalBytes(shards_->count());
+      shards_->CheckpointOpened(group_commit_.background ? 2 * length : length);
     } catch (const std::exception& e) {
       warnings_.push_back(
           std::string("the write is committed, but the checkpoint after it failed (a later "

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -24,6 +25,7 @@
 #include "tables/active_fan.h"
 #include "tables/outbox.h"
 #include "test_support.h"
+#include "weibo/storage.h"
 
 namespace weibo {
 namespace {
@@ -1024,6 +1026,60 @@ TEST_CASE("jobs: idle steps apply one target's held deliveries at a time, then s
   CHECK(HeldFanOuts(c) == 0);            // synced and marked done
   CHECK_FALSE(c.executor().IdleStep());  // nothing left
   for (int64_t fan : held.fans) CHECK(c.TimelineIds(fan) == std::vector<int64_t>{post});
+  Json report = c.Fsck();
+  INFO(report.dump());
+  CHECK(report.at("ok") == true);
+}
+
+// A server with a background applier leaves a long WAL's checkpoint to the applier, after
+// the batch it commits to that shard (BackgroundApplier::Apply), rather than to the write
+// that finds the WAL long (ops/embedded.cc, Checkpoint): a checkpoint copies megabytes and
+// syncs the file, and it was the post's p99. The server's own write checkpoints a shard
+// only past twice the length. A checkpoint restarts the WAL, which counts its restarts in
+// its header (the checkpoint sequence number, sqlite.org/fileformat2.html).
+TEST_CASE("jobs: the background applier checkpoints a long WAL, a post only past twice it") {
+  HeldServer held;
+  Cluster& c = held.c;
+  const int64_t length = CheckpointWalBytes(c.shards());
+  auto restarts = [&](int shard) {
+    std::ifstream wal(c.ShardPath(shard) + "-wal", std::ios::binary);
+    unsigned char header[16] = {};
+    wal.read(reinterpret_cast<char*>(header), sizeof header);
+    return (uint32_t{header[12]} << 24) | (uint32_t{header[13]} << 16) |
+           (uint32_t{header[14]} << 8) | uint32_t{header[15]};
+  };
+  // Another connection writes a row of `bytes` into a shard's WAL, and does not checkpoint.
+  auto pad = [&](int shard, int64_t bytes) {
+    RawDb db(c.ShardPath(shard));
+    db.Exec("PRAGMA wal_autocheckpoint=0");
+    db.Exec("CREATE TABLE IF NOT EXISTS pad(b)");
+    db.Exec("INSERT INTO pad VALUES (zeroblob(" + std::to_string(bytes) + "))");
+  };
+  const int own = static_cast<int>(held.alice % c.shards());
+  const int target = (own + 1) % c.shards();  // a fan's shard, delivered to by the applier
+  pad(own, length + length / 2);
+  pad(target, length + length / 2);
+  const uint32_t own_before = restarts(own), target_before = restarts(target);
+  c.Post(held.alice, "one");  // the author's shard: past the length, not past twice it
+  CHECK(restarts(own) == own_before);
+  CHECK(restarts(target) == target_before);
+  // The applier's batch to the target checkpoints it, after its commit there.
+  std::this_thread::sleep_for(std::chrono::milliseconds(kHeldMaxAgeMs + 50));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while ((restarts(target) == target_before || HeldFanOuts(c) > 0) &&
+         std::chrono::steady_clock::now() < deadline) {
+    c.executor().Tick();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CHECK(held.OnDisk() == std::vector<int64_t>{1, 1, 1, 1});
+  CHECK(restarts(target) != target_before);
+  CHECK(restarts(own) == own_before);  // no batch of the applier's went there
+  // Past twice the length, the server's own write checkpoints the author's shard.
+  pad(own, length);
+  c.Post(held.alice, "two");
+  CHECK(restarts(own) != own_before);
+  for (int shard : {own, target}) RawDb(c.ShardPath(shard)).Exec("DROP TABLE pad");
+  c.executor().Idle();
   Json report = c.Fsck();
   INFO(report.dump());
   CHECK(report.at("ok") == true);
