@@ -303,33 +303,36 @@ int64_t Shard::UserVersion() {
   return v;
 }
 
-void Shard::Checkpoint(int64_t min_wal_bytes) {
+bool Shard::Checkpoint(int64_t min_wal_bytes) {
   if (min_wal_bytes > 1) {
-    if (wal_frames_ <= 0) return;  // nothing committed here since the last checkpoint
+    if (wal_frames_ <= 0) return false;  // nothing committed here since the last checkpoint
     // The WAL's header, then a 24-byte header and a page per frame (sqlite.org/fileformat2.html).
-    if (32 + wal_frames_ * (24 + page_size_) < min_wal_bytes) return;
+    if (32 + wal_frames_ * (24 + page_size_) < min_wal_bytes) return false;
   }
   struct stat st;
   std::string wal = path_ + "-wal";
-  if (stat(wal.c_str(), &st) != 0 || st.st_size < min_wal_bytes) return;
+  if (stat(wal.c_str(), &st) != 0 || st.st_size < min_wal_bytes) return false;
   // One checkpointer per shard at a time, across processes: the lock is held from the
   // checkpoint until the WAL has been reset, so that no checkpoint runs while a commit
   // resets it (the WAL-reset race above). TRUNCATE resets it itself; after a RESTART the
   // next commit would, so this connection makes that commit at once, under the lock.
   std::string lock_path = path_ + ".ckpt";
   int fd = OpenPrivate(lock_path, O_RDWR);
-  if (fd < 0) return;
+  if (fd < 0) return false;
+  bool done = false;
   if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
     const bool keep_length = min_wal_bytes > 1;
     const int mode = keep_length ? SQLITE_CHECKPOINT_RESTART : SQLITE_CHECKPOINT_TRUNCATE;
     const int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, mode, nullptr, nullptr);
-    if (rc == SQLITE_OK) wal_frames_ = 0;
+    done = rc == SQLITE_OK;
+    if (done) wal_frames_ = 0;
     // Busy (a reader still on the WAL) may still have copied every frame, leaving the reset
     // to a later commit: this one makes it now if it can, else it appends one frame.
     if (keep_length && (rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY)) ResetWal();
     flock(fd, LOCK_UN);
   }
   close(fd);
+  return done;
 }
 
 // A commit that changes nothing but writes one frame (page 1, by setting user_version to

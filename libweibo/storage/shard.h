@@ -110,8 +110,10 @@ class Shard {
   // start, into blocks the file system has already allocated, so that commit's fsync
   // flushes data only, not the file's new length and blocks (the WAL of a busy shard is
   // truncated and grown again otherwise, every few megabytes). With 0 or 1 it is a
-  // TRUNCATE: the WAL is emptied on disk (a closing writer, a shard just made).
-  void Checkpoint(int64_t min_wal_bytes);
+  // TRUNCATE: the WAL is emptied on disk (a closing writer, a shard just made). Returns
+  // whether it checkpointed every frame (another process's checkpoint, or a reader on the
+  // WAL, may leave it for later).
+  bool Checkpoint(int64_t min_wal_bytes);
   // Sets PRAGMA synchronous for the next transaction, only when it differs from the level
   // this connection has (a pragma statement is parsed again each time it runs). Lowered to
   // OFF while durable commits are off (SetDurableCommits, weibo/storage.h).

@@ -367,6 +367,12 @@ void ShardSet::CheckpointOpened(int64_t min_wal_bytes) {
     if (archive) archive->Checkpoint(min_wal_bytes);
 }
 
+bool ShardSet::CheckpointOneOpened(int64_t min_wal_bytes) {
+  for (auto& shard : shards_)
+    if (shard && shard->Checkpoint(min_wal_bytes)) return true;
+  return false;
+}
+
 void ShardSet::Create(const std::string& dir, ClusterConfig config, bool force) {
   if (!IsPowerOfTwo(config.shards))
     Fail(Code::kInvalidArgument, "--shards must be a power of two from 1 to 256");

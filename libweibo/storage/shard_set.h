@@ -142,6 +142,9 @@ class ShardSet {
   // (Shard::Checkpoint).
   void CheckpointOpened() { CheckpointOpened(CheckpointWalBytes(count())); }
   void CheckpointOpened(int64_t min_wal_bytes);
+  // The same for the first opened shard (not search, not archive) that has grown past
+  // min_wal_bytes and is checkpointed whole; whether there was one. A server's idle step.
+  bool CheckpointOneOpened(int64_t min_wal_bytes);
 
   // The archive (weibo-archive(1), seed 000): archive-NN.db beside shard NN, the same
   // schema, holding the rows weibo-archive moved out of the shard. nullptr when shard NN

@@ -1035,8 +1035,8 @@ TEST_CASE("jobs: idle steps apply one target's held deliveries at a time, then s
 // the batch it commits to that shard (BackgroundApplier::Apply), rather than to the write
 // that finds the WAL long (ops/embedded.cc, Checkpoint): a checkpoint copies megabytes and
 // syncs the file, and it was the post's p99. The server's own write checkpoints a shard
-// only past twice the length. A checkpoint restarts the WAL, which counts its restarts in
-// its header (the checkpoint sequence number, sqlite.org/fileformat2.html).
+// only past twice the length, and when quiet, in an idle step. A checkpoint restarts the WAL, which
+// counts its restarts in its header (the checkpoint sequence number, sqlite.org/fileformat2.html).
 TEST_CASE("jobs: the background applier checkpoints a long WAL, a post only past twice it") {
   HeldServer held;
   Cluster& c = held.c;
@@ -1078,6 +1078,15 @@ TEST_CASE("jobs: the background applier checkpoints a long WAL, a post only past
   pad(own, length);
   c.Post(held.alice, "two");
   CHECK(restarts(own) != own_before);
+  // Quiet, the server checkpoints a shard whose WAL its own writes left past the length, in
+  // one of its idle steps (Executor::IdleStep).
+  pad(own, length + length / 2);
+  c.Post(held.alice, "three");
+  const uint32_t quiet_before = restarts(own);
+  int steps = 0;
+  while (c.executor().IdleStep() && steps < 1000) ++steps;
+  CHECK(steps < 1000);
+  CHECK(restarts(own) != quiet_before);
   for (int shard : {own, target}) RawDb(c.ShardPath(shard)).Exec("DROP TABLE pad");
   c.executor().Idle();
   Json report = c.Fsck();
