@@ -247,11 +247,11 @@ class Embedded : public Executor {
 
   // After a write has committed: a checkpoint that fails (the disk full) loses nothing —
   // the WAL still holds every commit — and the write must not be reported as failed.
-  // With a background applier, a shard's checkpoint is its (BackgroundApplier::Apply,
-  // after the batch it committed there), and a request checkpoints a shard only past twice
-  // the length, when the applier has not come to that shard: a checkpoint copies up to
-  // 8 MiB and syncs the file, and the post that found the WAL long paid for all of it (the
-  // retwis trace's post p99).
+  // With a background applier, the applier checkpoints a shard (BackgroundApplier::Apply,
+  // after the batch it committed there), and so does a quiet moment (IdleStep); a request
+  // checkpoints a shard only past twice the length, when neither has come to that shard:
+  // a checkpoint copies up to 8 MiB and syncs the file, and the post that found the WAL
+  // long paid for all of it (the retwis trace's post p99).
   void Checkpoint() {
     try {
       const int64_t length = CheckpointWalBytes(shards_->count());
