@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -1035,8 +1034,9 @@ TEST_CASE("jobs: idle steps apply one target's held deliveries at a time, then s
 // the batch it commits to that shard (BackgroundApplier::Apply), rather than to the write
 // that finds the WAL long (ops/embedded.cc, Checkpoint): a checkpoint copies megabytes and
 // syncs the file, and it was the post's p99. The server's own write checkpoints a shard
-// only past twice the length, and when quiet, in an idle step. A checkpoint restarts the WAL, which
-// counts its restarts in its header (the checkpoint sequence number, sqlite.org/fileformat2.html).
+// only past twice the length, and when quiet, in an idle step. A checkpoint restarts the
+// WAL, which counts its restarts in its header (the checkpoint sequence number,
+// sqlite.org/fileformat2.html).
 TEST_CASE("jobs: the background applier checkpoints a long WAL, a post only past twice it") {
   HeldServer held;
   Cluster& c = held.c;
