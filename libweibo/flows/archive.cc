@@ -168,6 +168,7 @@ int64_t CopyMessages(Shard& archive, int64_t stale_from, int64_t top) {
 // the archive holds at or above it a batch left there uncommitted (step 2 drops it).
 int64_t DeleteMessages(Shard& live, int64_t mark, int64_t top, bool last) {
   int64_t messages = 0;
+  NoteAuthorFeedMoved(live, 0);  // every author's rows, for a server's caches
   for (const Keyed& t : kMsgTables) {
     int n = live.Query(("DELETE FROM " + std::string(t.table) + " WHERE " + t.key + " < ?").c_str())
                 .Bind(1, top)

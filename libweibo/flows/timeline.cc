@@ -47,6 +47,9 @@
 // takes its WAL locks once per shard rather than once per statement, and only on the
 // shards the page reads. The messages of a merged batch are resolved by one statement per
 // shard (MessageView::Prefetch, tables/msg_page.h): row, counters and author name together.
+// A server's message cache (tables/message_cache.h) keeps the rows of messages shown
+// recently, and each pulled followee's newest posts (CachedPosts): a window those cover is
+// merged from memory, with no statement on the author's shard.
 //
 // What a home read owes is read inside the reader's shard's read transaction (Owed): the
 // red dot's mark when the first page shows something newer than it, and activity at most
@@ -136,18 +139,83 @@ class PartList {
   bool complete_ = false;
 };
 
+// A followee's newest posts from a server's cache (tables/message_cache.h), read and kept
+// there on a miss: the newest kPostsKept originals and reposts, partition by partition.
+// nullopt without a cache, or when the author's shard may not use it now. The shard is
+// held (PageTxns), so what is read here is of the page's snapshot.
+std::optional<MessageCache::AuthorPosts> CachedPosts(ShardSet& shards, MessageCache* cache,
+                                                     int64_t author) {
+  if (cache == nullptr) return std::nullopt;
+  Shard& shard = *AuthorShard(shards, author, false);
+  if (!cache->Usable(shard)) return std::nullopt;
+  if (const MessageCache::AuthorPosts* hit = cache->FindPosts(shard.index(), author)) return *hit;
+  constexpr int64_t kKept = MessageCache::kPostsKept, kFetch = 8;
+  MessageCache::AuthorPosts posts;
+  auto size = [&posts] { return static_cast<int64_t>(posts.ids.size()); };
+  for (int64_t below = kPartCount - 1; size() < kKept;) {
+    std::vector<int64_t> parts = AuthorParts(shard, author, below, kFetch);
+    for (int64_t part : parts) {
+      for (int64_t id : ReadAuthorPart(shard, author, part, true, 0, 0, kKept - size()))
+        posts.ids.push_back(id);
+      if (size() >= kKept) break;
+    }
+    if (static_cast<int64_t>(parts.size()) < kFetch) break;  // no older partition
+    below = parts.back() - 1;
+  }
+  posts.complete = size() < kKept;
+  cache->PutPosts(shard, author, posts);
+  return posts;
+}
+
+// The ids of posts within lower < id < upper (upper 0: unbounded), newest first, at most
+// n; nullopt when posts may not hold them all (the window reaches below what it covers).
+std::optional<std::vector<int64_t>> PostsIn(const MessageCache::AuthorPosts& posts, int64_t upper,
+                                            int64_t lower, int64_t n) {
+  std::vector<int64_t> ids;
+  for (int64_t id : posts.ids) {
+    if (upper > 0 && id >= upper) continue;
+    if (id <= lower || static_cast<int64_t>(ids.size()) >= n) break;
+    ids.push_back(id);
+  }
+  if (static_cast<int64_t>(ids.size()) >= n || posts.complete ||
+      (!posts.ids.empty() && lower >= posts.ids.back() - 1))
+    return ids;
+  return std::nullopt;
+}
+
 // An author's outbox (all types for the reader's own, originals and reposts for a
 // followee), only below ceiling when ceiling is not 0; read partition by partition.
 // archive: the author's archived rows (flows/archive.h) instead of the shard's.
+// cache: a server's (a followee's live outbox only): its newest posts are then read from
+// memory wherever they cover the window (CachedPosts, looked up once a request).
 Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
-                    bool archive = false) {
+                    bool archive = false, MessageCache* cache = nullptr) {
   Source s;
   s.partitioned = true;
   auto parts = std::make_shared<PartList>(shards, author, archive);
-  s.read = [&shards, author, own, ceiling, parts, archive](int64_t upper, int64_t lower,
-                                                           int64_t n) {
+  struct Memo {
+    bool looked = false;
+    std::optional<MessageCache::AuthorPosts> posts;
+  };
+  auto memo = std::make_shared<Memo>();
+  auto cached = [&shards, author, cache = own || archive ? nullptr : cache,
+                 memo]() -> const MessageCache::AuthorPosts* {
+    if (!memo->looked) {
+      memo->looked = true;
+      memo->posts = CachedPosts(shards, cache, author);
+    }
+    return memo->posts ? &*memo->posts : nullptr;
+  };
+  s.read = [&shards, author, own, ceiling, parts, archive, cached](int64_t upper, int64_t lower,
+                                                                   int64_t n) {
     upper = Clamp(upper, ceiling);
     std::vector<int64_t> ids;
+    if (const MessageCache::AuthorPosts* posts = cached()) {
+      if (std::optional<std::vector<int64_t>> hit = PostsIn(*posts, upper, lower, n)) {
+        for (int64_t id : *hit) shards.KnowAuthor(id, author);
+        return std::move(*hit);
+      }
+    }
     Shard* file = AuthorShard(shards, author, archive);
     if (file == nullptr) return ids;
     Shard& shard = *file;
@@ -166,8 +234,14 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
     }
     return ids;
   };
-  s.newest = [ceiling, parts](int64_t upper) -> int64_t {
+  s.newest = [ceiling, parts, cached](int64_t upper) -> int64_t {
     upper = Clamp(upper, ceiling);
+    if (const MessageCache::AuthorPosts* posts = cached()) {
+      // The newest post below upper itself: an upper bound as good as its partition's end.
+      for (int64_t id : posts->ids)
+        if (upper == 0 || id < upper) return id;
+      if (posts->complete) return 0;
+    }
     int64_t below = (upper > 0 ? upper : kNoUpper) - 1;
     for (size_t i = 0;; ++i) {
       int64_t part = parts->At(i, PartOf(below));
@@ -339,7 +413,8 @@ void AddAuthors(Context& ctx, PageTxns& txns, std::vector<Source>& sources,
       sources.push_back(ScanSource(shards, shard, std::move(group), ceiling));
       continue;
     }
-    for (int64_t author : group) sources.push_back(AuthorSource(shards, author, false, ceiling));
+    for (int64_t author : group)
+      sources.push_back(AuthorSource(shards, author, false, ceiling, false, ctx.message_cache()));
   }
 }
 

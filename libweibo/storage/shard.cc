@@ -376,6 +376,11 @@ void Shard::NoteTable(const char* table) {
 
 void Shard::NoteChange(const char* what) { NoteTable(what); }
 
+void Shard::NoteRowChange(int op, const char* table, int64_t key) {
+  NoteTable(table);
+  for (const auto& [fn, arg] : row_listeners_) fn(arg, op, table, key);
+}
+
 // The commit hook: the write lock is held and no frame of this commit is written yet, so
 // the header is the one this commit moves on from (storage/commit_log.h).
 int Shard::OnCommit(void* self) {

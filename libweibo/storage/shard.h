@@ -141,6 +141,10 @@ class Shard {
   // changed `what`: a name a cache's CommitInterest lists, for a change the update hook
   // cannot tell apart (a counter delta among the outbox's jobs: tables/outbox.cc).
   void NoteChange(const char* what);
+  // A change the update hook does not see, told as it would be (a row of a WITHOUT ROWID
+  // table: author_feed, keyed here by its author, 0 for every author of the shard): the
+  // commit log records the table and every row listener is called with (op, table, key).
+  void NoteRowChange(int op, const char* table, int64_t key);
   // The log of this file's commits by the process's own connections.
   const CommitLog* commit_log() const { return commit_log_.get(); }
 

@@ -1,12 +1,19 @@
 #include "tables/author_feed.h"
 
+#include <sqlite3.h>
+
 #include <limits>
 
 #include "storage/shard.h"
 
 namespace weibo {
 
+// author_feed is WITHOUT ROWID, so the update hook never sees it: each write tells the
+// connection's row listeners itself (a server's cache of followees' newest posts,
+// tables/message_cache.h), keyed by the author.
+
 void InsertAuthorFeed(Shard& shard, int64_t author, int64_t msg_id, int type) {
+  shard.NoteRowChange(SQLITE_INSERT, "author_feed", author);
   shard.Query("INSERT OR IGNORE INTO author_feed(user_id, part, msg_id, type) VALUES (?, ?, ?, ?)")
       .Bind(1, author)
       .Bind(2, PartOf(msg_id))
@@ -20,11 +27,16 @@ void InsertAuthorFeed(Shard& shard, int64_t author, int64_t msg_id, int type) {
 }
 
 bool DeleteAuthorFeed(Shard& shard, int64_t author, int64_t msg_id) {
+  shard.NoteRowChange(SQLITE_DELETE, "author_feed", author);
   return shard.Query("DELETE FROM author_feed WHERE user_id = ? AND part = ? AND msg_id = ?")
              .Bind(1, author)
              .Bind(2, PartOf(msg_id))
              .Bind(3, msg_id)
              .Run() > 0;
+}
+
+void NoteAuthorFeedMoved(Shard& shard, int64_t author) {
+  shard.NoteRowChange(SQLITE_DELETE, "author_feed", author);
 }
 
 bool HasAuthorFeed(Shard& shard, int64_t author, int64_t msg_id) {

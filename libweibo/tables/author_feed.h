@@ -50,6 +50,10 @@ inline int64_t PartEnd(int64_t part) {
 void InsertAuthorFeed(Shard& shard, int64_t author, int64_t msg_id, int type);
 // True when a row was deleted.
 bool DeleteAuthorFeed(Shard& shard, int64_t author, int64_t msg_id);
+// Tells the connection's row listeners that rows of author (0: of every author) were
+// deleted by the caller's own SQL (flows/archive.cc moves them to the archive), as
+// InsertAuthorFeed and DeleteAuthorFeed do for theirs.
+void NoteAuthorFeedMoved(Shard& shard, int64_t author);
 bool HasAuthorFeed(Shard& shard, int64_t author, int64_t msg_id);
 // Every row of the shard as (author, msg_id) (weibo-fsck under strategy tid).
 std::vector<std::pair<int64_t, int64_t>> AllAuthorFeed(Shard& shard);

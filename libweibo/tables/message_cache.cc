@@ -11,11 +11,12 @@ namespace weibo {
 
 namespace {
 
-// The rows an entry is made of (OnChange) and the pending deltas added to its counters: a
-// commit of another of the process's connections that changed none of them (the
-// background applier's inbox rows and jobs) leaves every entry good (storage/commit_log.h).
+// The rows an entry is made of (OnChange) and the pending deltas added to its counters,
+// and the outboxes of the authors' posts: a commit of another of the process's
+// connections that changed none of them (the background applier's inbox rows and jobs)
+// leaves every entry good (storage/commit_log.h).
 const CommitInterest kInterest{
-    {"msg_info", "msg_counter", "user_info", "entities", kCounterDeltaKind}};
+    {"msg_info", "msg_counter", "user_info", "entities", kCounterDeltaKind, "author_feed"}};
 
 }  // namespace
 
@@ -36,6 +37,12 @@ void MessageCache::OnChange(void* arg, int, const char* table, int64_t rowid) {
     // The rowid is the entity's own (added_id), not its message's: every entry is stale.
     // Only an entity write reaches here, and those are rare (--attr).
     ++cache->epoch_;
+  } else if (std::strcmp(table, "author_feed") == 0) {
+    // Keyed by the author (tables/author_feed.cc), 0 for every author of the shard.
+    if (rowid == 0)
+      cache->posts_.clear();
+    else
+      cache->posts_.erase(rowid);
   }
 }
 
@@ -151,6 +158,28 @@ void MessageCache::Put(Shard& shard, const PageRow& row) {
   e.shard = shard.index();
   e.referenced = false;
   ring_.emplace_back(row.msg.id, ticket);
+}
+
+const MessageCache::AuthorPosts* MessageCache::FindPosts(int shard, int64_t author) {
+  auto it = posts_.find(author);
+  if (it != posts_.end()) {
+    if (it->second.shard == shard && it->second.generation == watch_.generation(shard)) {
+      ++posts_hits_;
+      return &it->second.posts;
+    }
+    posts_.erase(it);
+  }
+  ++posts_misses_;
+  return nullptr;
+}
+
+void MessageCache::PutPosts(Shard& shard, int64_t author, AuthorPosts posts) {
+  if (capacity_ == 0 || !watch_.Watches(shard) || !InValidatedView(shard)) return;
+  if (posts_.size() >= capacity_ / 16 + 1) posts_.clear();
+  PostsEntry& e = posts_[author];
+  e.posts = std::move(posts);
+  e.generation = watch_.generation(shard.index());
+  e.shard = shard.index();
 }
 
 void MessageCache::Forget(int64_t msg_id) {

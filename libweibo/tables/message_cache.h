@@ -42,6 +42,19 @@
 // is CLOCK, as in the counter cache: a hit sets the entry's bit, and a Put into a full cache
 // sweeps the ring of entries, clearing set bits, and evicts the first one clear.
 // A crash loses nothing: the entries are copies of committed rows.
+//
+// Followees' newest posts. A hybrid home read merges the authors the reader pulls
+// (celebrities, and those whose active list lacks the reader: flows/timeline.cc), about
+// eight a read on the retwis trace, each from its time-partitioned outbox: a statement for
+// its partition list and one a window for its rows, some 40% of a hybrid read's time
+// against push's. The same few authors are pulled by most readers, and they post rarely
+// compared with how often they are read, so the cache also keeps, for each author it was
+// asked for, the newest kPostsKept ids of originals and reposts in author_feed (AuthorPosts),
+// under the same rules: the shard's generation (author_feed is in the commit interest) and
+// this process's own writes, which tables/author_feed.cc tells the row listeners itself, as
+// author_feed is WITHOUT ROWID and the update hook never sees it (a write forgets that
+// author's entry; an archive run's move forgets every author of the shard). At most
+// capacity / 16 authors are kept; a Put into a full map clears it.
 #ifndef WEIBO_TABLES_MESSAGE_CACHE_H_
 #define WEIBO_TABLES_MESSAGE_CACHE_H_
 
@@ -86,6 +99,20 @@ class MessageCache {
   void Put(Shard& shard, const PageRow& row);
   void Forget(int64_t msg_id);
 
+  // An author's newest posts (originals and reposts), newest first: all of them when
+  // complete, else every one at or above ids.back().
+  struct AuthorPosts {
+    std::vector<int64_t> ids;
+    bool complete = false;
+  };
+  static constexpr int64_t kPostsKept = 32;
+  // The cached posts of author (on shard `shard`), or nullptr; after Usable, as Find.
+  const AuthorPosts* FindPosts(int shard, int64_t author);
+  // Keeps posts, read from shard just now, under the rules of Put.
+  void PutPosts(Shard& shard, int64_t author, AuthorPosts posts);
+  int64_t posts_hits() const { return posts_hits_; }
+  int64_t posts_misses() const { return posts_misses_; }
+
   size_t size() const { return entries_.size(); }
   size_t capacity() const { return capacity_; }
   const ShardWatch& watch() const { return watch_; }  // its drops and adoptions
@@ -121,6 +148,13 @@ class MessageCache {
   ShardWatch watch_;
   std::vector<bool> held_;  // by shard: a read transaction opened right after Hold
   int64_t hits_ = 0, misses_ = 0;
+  struct PostsEntry {
+    AuthorPosts posts;
+    uint64_t generation = 0;  // the shard's, when stored
+    int32_t shard = 0;
+  };
+  std::unordered_map<int64_t, PostsEntry> posts_;  // by author
+  int64_t posts_hits_ = 0, posts_misses_ = 0;
 };
 
 }  // namespace weibo

@@ -1,11 +1,13 @@
 // tables/message_cache.cc: the page rows a server keeps — its bound, the row changes that
 // forget entries (msg_info, msg_counter, user_info, entities), other connections' commits,
-// and, end to end, a server's timelines and lists against a process without the cache.
+// and, end to end, a server's timelines and lists against a process without the cache;
+// and the pulled authors' newest posts it keeps, the same ways.
 #include "tables/message_cache.h"
 
 #include <map>
 
 #include "storage/shard.h"
+#include "tables/author_feed.h"
 #include "tables/msg_page.h"
 #include "tables/outbox.h"
 #include "test_support.h"
@@ -24,6 +26,21 @@ PageRow Row(int64_t msg_id, int64_t author, const std::string& content) {
   r.msg.content = content;
   r.attrs_known = true;
   return r;
+}
+
+// A server over dir with a message cache of capacity rows, and the options of a process
+// without one (a command's) over the same cluster.
+std::unique_ptr<Executor> CachingServer(const std::string& dir, int64_t capacity) {
+  EmbeddedOptions eo = test::ServerOptions(dir);
+  eo.message_cache = capacity;
+  return OpenEmbedded(eo);
+}
+
+EmbeddedOptions Plain(const std::string& dir) {
+  EmbeddedOptions plain;
+  plain.data_dir = dir;
+  plain.now_ms = test::kNow;
+  return plain;
 }
 
 TEST_CASE("message cache: holds at most its capacity, a used entry outlives an unused one") {
@@ -256,6 +273,74 @@ TEST_CASE("message cache: this process's other connections drop entries only for
   REQUIRE_FALSE(kept());
 }
 
+// The authors' newest posts: forgotten by this connection's author_feed writes (which the
+// update hook does not see: tables/author_feed.cc tells the listeners), by an archive's
+// move (every author), and dropped by another connection's commit to author_feed, but
+// kept through this process's other connections' commits that leave it alone.
+TEST_CASE("message cache: an author's cached posts go with any change of the author's outbox") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  Shard other(0, shard->path(), false, nullptr);
+  MessageCache cache(1000);
+  auto put = [&](int64_t author) {
+    REQUIRE(cache.Usable(*shard));
+    cache.PutPosts(*shard, author, MessageCache::AuthorPosts{{30 + author, 20 + author}, true});
+  };
+  auto kept = [&](int64_t author) {
+    REQUIRE(cache.Usable(*shard));
+    const MessageCache::AuthorPosts* hit = cache.FindPosts(0, author);
+    if (hit != nullptr) REQUIRE(hit->ids == std::vector<int64_t>{30 + author, 20 + author});
+    return hit != nullptr;
+  };
+  put(7);
+  put(8);
+  REQUIRE(kept(7));
+  REQUIRE(cache.FindPosts(1, 7) == nullptr);  // asked on another shard: a miss
+  REQUIRE(kept(8));
+  InsertAuthorFeed(*shard, 7, 99, 0);
+  REQUIRE_FALSE(kept(7));
+  REQUIRE(kept(8));  // another author's stay
+  put(7);
+  DeleteAuthorFeed(*shard, 8, 28);
+  REQUIRE_FALSE(kept(8));
+  REQUIRE(kept(7));
+  put(8);
+  NoteAuthorFeedMoved(*shard, 0);
+  REQUIRE_FALSE(kept(7));
+  REQUIRE_FALSE(kept(8));
+  put(7);
+  {
+    WriteTxn txn(*shard);  // nothing is stored inside a write transaction
+    cache.PutPosts(*shard, 8, MessageCache::AuthorPosts{{1}, true});
+  }
+  REQUIRE_FALSE(kept(8));
+  {
+    WriteTxn txn(other);
+    other.Exec("INSERT INTO job_applied(job_id, applied) VALUES (1, 1)");
+    txn.Commit();
+  }
+  REQUIRE(kept(7));  // the applier's commit of another table: adopted
+  {
+    WriteTxn txn(other);
+    InsertAuthorFeed(other, 9, 77, 0);  // another author, on another connection
+    txn.Commit();
+  }
+  REQUIRE_FALSE(kept(7));  // author_feed is named: the whole shard goes
+  put(7);
+  RawDb raw(shard->path());  // another process
+  raw.Exec("INSERT INTO job_applied(job_id, applied) VALUES (2, 1)");
+  REQUIRE_FALSE(kept(7));
+  // Bounded: capacity / 16 + 1 authors, then the map starts again.
+  MessageCache small(16);
+  REQUIRE(small.Usable(*shard));
+  small.PutPosts(*shard, 1, MessageCache::AuthorPosts{{5}, true});
+  REQUIRE(small.FindPosts(0, 1) != nullptr);
+  small.PutPosts(*shard, 2, MessageCache::AuthorPosts{{6}, true});
+  small.PutPosts(*shard, 3, MessageCache::AuthorPosts{{7}, true});
+  REQUIRE(small.FindPosts(0, 1) == nullptr);
+  REQUIRE(small.FindPosts(0, 3) != nullptr);
+}
+
 // End to end: a server with a small message cache (evicting) against a process without
 // one, over random writes through both. After each step every user's home timeline and
 // own posts, and a message's comment and repost lists, must be the same through both.
@@ -268,12 +353,8 @@ TEST_CASE("message cache: a server's timelines and lists match a process without
       for (int u = 1; u <= users; ++u)
         for (int v = 1; v <= users; ++v)
           if (u != v && (u + v) % 3 != 0) c.Follow(u, v);
-      EmbeddedOptions eo = test::ServerOptions(c.dir());
-      eo.message_cache = 24;
-      auto server = OpenEmbedded(eo);
-      EmbeddedOptions plain;
-      plain.data_dir = c.dir();
-      plain.now_ms = test::kNow;
+      auto server = CachingServer(c.dir(), 24);
+      const EmbeddedOptions plain = Plain(c.dir());
       auto check = [&] {
         server->Idle();  // held deliveries and joins applied: the other process sees them
         for (int u = 1; u <= users; ++u)
@@ -350,6 +431,73 @@ TEST_CASE("message cache: a server's timelines and lists match a process without
         }
       }
       check();
+    }
+  }
+}
+
+// The followees' newest posts (AuthorPosts): more posts than the cache keeps of one pulled
+// author, read a page at a time down through them (by max_id and by page number), with
+// posts and deletes through the server (its row listener) and through another process (the
+// shard's generation) in between: every page is the one a process without the cache reads.
+TEST_CASE("message cache: pulled authors' cached posts give the pages of a process without") {
+  test::Cluster c(test::ClusterOptions{4, "hybrid", 3});
+  c.EditConfig([](Json& j) { j["celebrity_threshold"] = 2; });
+  for (int u = 1; u <= 5; ++u) c.AddUser("u" + std::to_string(u));
+  for (int fan = 2; fan <= 5; ++fan) c.Follow(fan, 1);  // 1: a celebrity, pulled
+  c.Follow(2, 3);
+  c.Follow(4, 3);  // 3: two fans, a celebrity too
+  c.Follow(2, 5);  // 5: pushed (1 fan)
+  auto server = CachingServer(c.dir(), 1000);
+  const EmbeddedOptions plain = Plain(c.dir());
+  std::vector<int64_t> msgs;  // user 1's, not deleted
+  test::XorShift next;
+  auto run = [&](bool on_server, const std::string& op, Json args) {
+    auto r = on_server ? server->Execute(Request{op, args})
+                       : OpenEmbedded(plain)->Execute(Request{op, args});
+    INFO(op << " " << args.dump());
+    REQUIRE(r.ok());
+    return r.value();
+  };
+  auto post = [&](bool on_server, int64_t user, int step) {
+    const int64_t id = test::IdOf(
+        run(on_server, "post", {{"user", user}, {"content", "p" + std::to_string(step)}}));
+    if (user == 1) msgs.push_back(id);
+  };
+  for (int step = 0; step < 3 * MessageCache::kPostsKept; ++step)
+    post(true, step % 5 == 0 ? 3 : 1, step);
+  auto same = [&](const Json& args) {
+    auto hot = server->Execute(Request{"timeline", args});
+    REQUIRE(hot.ok());
+    server->Idle();
+    auto cold = OpenEmbedded(plain)->Execute(Request{"timeline", args});
+    REQUIRE(cold.ok());
+    INFO(args.dump());
+    REQUIRE(hot.value().dump() == cold.value().dump());
+    return hot.value();
+  };
+  auto walk = [&](int64_t reader, int64_t count) {
+    int64_t max_id = 0, seen = 0;
+    for (;;) {
+      Json args{{"user", reader}, {"count", count}};
+      if (max_id != 0) args["max_id"] = std::to_string(max_id);
+      Json page = same(args);
+      if (page.empty()) break;
+      seen += static_cast<int64_t>(page.size());
+      max_id = test::IdOf(page.back());
+    }
+    for (int64_t p = 0; p * count < seen + count; ++p)
+      same(Json{{"user", reader}, {"count", count}, {"page", p}});
+    return seen;
+  };
+  for (int round = 0; round < 6; ++round) {
+    const bool on_server = round % 2 == 0;
+    for (int k = 0; k < 5; ++k) post(on_server, k % 2 ? 1 : 3, 1000 + round * 10 + k);
+    const size_t gone = next() % msgs.size();
+    run(on_server, "delete", {{"user", 1}, {"msg", std::to_string(msgs[gone])}});
+    msgs.erase(msgs.begin() + static_cast<std::ptrdiff_t>(gone));
+    for (int64_t reader : {2, 4, 5}) {
+      REQUIRE(walk(reader, 7) > MessageCache::kPostsKept);
+      same(Json{{"user", reader}, {"count", 50}});
     }
   }
 }
