@@ -81,7 +81,7 @@ void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue&
   // Lists at least as long as the threshold never push a fan out: a pushed author has fewer
   // fans than that, and only fans are listed. Then a list that holds the reader needs no
   // refresh, and the reader rejoins only the authors it is not active on (those it pulls).
-  std::set<int64_t> listed = ActiveAuthors(shard, user);
+  std::vector<int64_t> listed = ActiveAuthors(shard, user);  // ascending
   int64_t floor = InboxFloor(shard, user);
   // A reader on no list (a first read, or one back after their entries were dropped) has in
   // the inbox only their own posts, which are all there: the inbox is complete from any
@@ -97,7 +97,7 @@ void RecordActivity(Context& ctx, Shard& shard, int64_t user, const ActivityDue&
   if (ctx.config().active_list < ctx.config().celebrity_threshold) listed.clear();
   std::map<int, std::vector<int64_t>> by_shard;
   for (int64_t author : Related(shard, user, kFollowing))
-    if (!listed.count(author))
+    if (!std::binary_search(listed.begin(), listed.end(), author))
       by_shard[static_cast<int>(author % ctx.shards().count())].push_back(author);
   for (auto& [target, authors] : by_shard)
     Enqueue(ctx, shard, target, ActiveJoinJob{user, std::move(authors), floor});

@@ -338,7 +338,8 @@ void IndexHeld(const std::vector<HeldJob>& jobs, GroupCommit::HeldReaders& index
 
 }  // namespace
 
-std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader) {
+std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader,
+                                  const std::vector<int64_t>* followees) {
   GroupCommit& group = ctx.group_commit();
   std::vector<const std::vector<std::pair<int64_t, int64_t>>*> found;
   auto it = group.held_deliveries.find(own.index());
@@ -361,7 +362,12 @@ std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader) {
     for (const auto& [msg_id, author] : *list) {
       auto f = follows.find(author);
       if (f == follows.end())
-        f = follows.emplace(author, HasRelation(own, reader, author, kFollowing)).first;
+        f = follows
+                .emplace(author,
+                         followees != nullptr
+                             ? std::binary_search(followees->begin(), followees->end(), author)
+                             : HasRelation(own, reader, author, kFollowing))
+                .first;
       if (f->second) ids.push_back(msg_id);
     }
   }

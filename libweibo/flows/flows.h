@@ -83,8 +83,10 @@ void ApplyFanOut(Context& ctx, Shard& target, const FanOutJob& job);
 void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& job);
 // The messages whose deliveries to reader this server holds back (jobs/context.h,
 // GroupCommit::held_deliveries), newest first: what reader's inbox will hold once they are
-// applied. own is the reader's shard, inside the read's transaction.
-std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader);
+// applied. own is the reader's shard, inside the read's transaction. followees: the
+// reader's, ascending, when the caller has read them (nullptr: each author is looked up).
+std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader,
+                                  const std::vector<int64_t>* followees);
 // Merges a followee's posts into a reader's inbox (inbox_merge, active_merge), passing over
 // the posts deleted since they were read: no longer in msg_info on their own shard, as
 // msg_deleted on the target shard may not know yet (one read per shard for all items).

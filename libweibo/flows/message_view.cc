@@ -67,7 +67,9 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
       rows_[id] = std::nullopt;  // gone unless the shard returns it
       by_shard[shards.ForMsg(id).index()].push_back(id);
     }
-  const int64_t archived_below = shards.ArchivedBelow();
+  // The archive's boundary once a view (a request): ArchivedBelow is a stat() a call.
+  if (archived_below_ < 0) archived_below_ = shards.ArchivedBelow();
+  const int64_t archived_below = archived_below_;
   MessageCache* cache = ctx_.message_cache();
   for (int i = 0; i < shards.count(); ++i) {
     if (by_shard[i].empty()) continue;

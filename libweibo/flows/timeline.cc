@@ -72,7 +72,6 @@
 #include <memory>
 #include <optional>
 #include <queue>
-#include <set>
 
 #include "flows/feed_policy.h"
 #include "flows/flows.h"
@@ -407,8 +406,11 @@ void AddAuthors(Context& ctx, PageTxns& txns, std::vector<Source>& sources,
     if (group.empty()) continue;
     Shard& shard = txns.Hold(shards.At(i));
     auto followees = static_cast<int64_t>(group.size());
-    // The users bound only matters when even a shard of only followees would be scanned.
-    if (ScanPays(followees, followees, want) &&
+    // The users bound only matters when even a shard of only followees would be scanned,
+    // and its statement only when the group's own ids (the shard holds those users) do
+    // not already make the bound too high: ScanPays only falls as users grow.
+    const int64_t known = *std::max_element(group.begin(), group.end()) / shards.count() + 1;
+    if (ScanPays(followees, followees, want) && ScanPays(followees, known, want) &&
         ScanPays(followees, UsersBound(shard, shards.count()), want)) {
       sources.push_back(ScanSource(shards, shard, std::move(group), ceiling));
       continue;
@@ -442,32 +444,39 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   FeedPolicy feed(ctx);
   Home home;
   // The inbox is complete from its floor up (tables/msg_index.h); below it, pull.
+  if (feed.HasInbox()) home.floor = InboxFloor(own, reader);
+  want_below = want_below && home.floor > 0;
+  // Followees matter only below the floor in push.
+  const bool need_followees = !feed.FolloweesOnlyBelowFloor() || want_below;
+  std::vector<int64_t> followees;  // ascending
+  if (need_followees) followees = Related(own, reader, kFollowing);
   if (feed.HasInbox()) {
-    home.floor = InboxFloor(own, reader);
     home.above.push_back(InboxSource(shards, reader, home.floor));
     // What the inbox will hold once the deliveries this server holds back are applied
     // (jobs/context.h, GroupCommit::held_deliveries): read from memory, so that a read
     // through the server that took a post sees it without applying anything.
-    std::vector<int64_t> held = HeldInboxIds(ctx, own, reader);
+    std::vector<int64_t> held =
+        HeldInboxIds(ctx, own, reader, need_followees ? &followees : nullptr);
     if (!held.empty()) home.above.push_back(ListSource(std::move(held)));
   }
   bool pull_all = feed.PullsEveryFollowee();
-  want_below = want_below && home.floor > 0;
   if (pull_all)
     home.above.push_back(AuthorSource(shards, reader, true, 0));
   else if (want_below)
     home.below.push_back(AuthorSource(shards, reader, true, home.floor));
-  if (feed.FolloweesOnlyBelowFloor() && !want_below)
-    return home;  // followees matter only below the floor
-  std::vector<int64_t> followees = Related(own, reader, kFollowing);
+  if (!need_followees) return home;
   std::vector<int64_t> pulled, pushed;
   if (feed.UsesActiveLists()) {
     // Only the authors whose active list holds the reader push to the reader; every other
     // followee is pulled. active_on never names a pulled author (an author is taken off its
     // readers' active_on when it reaches the celebrity threshold: flows/active.cc,
-    // BecomePulled), so no author's row is read here.
-    std::set<int64_t> active = ActiveAuthors(own, reader);
-    for (int64_t author : followees) (active.count(author) ? pushed : pulled).push_back(author);
+    // BecomePulled), so no author's row is read here. Both lists ascend: one merge.
+    const std::vector<int64_t> active = ActiveAuthors(own, reader);
+    auto listed = active.begin();
+    for (int64_t author : followees) {
+      while (listed != active.end() && *listed < author) ++listed;
+      (listed != active.end() && *listed == author ? pushed : pulled).push_back(author);
+    }
   } else {
     (pull_all ? pulled : pushed) = std::move(followees);
   }

@@ -79,12 +79,10 @@ void DropActiveOn(Shard& shard, int64_t user, int64_t author, int64_t upto) {
       .Run();
 }
 
-std::set<int64_t> ActiveAuthors(Shard& shard, int64_t user) {
-  Stmt& s = shard.Query("SELECT author_id FROM active_on WHERE user_id = ?");
+std::vector<int64_t> ActiveAuthors(Shard& shard, int64_t user) {
+  Stmt& s = shard.Query("SELECT author_id FROM active_on WHERE user_id = ? ORDER BY author_id");
   s.Bind(1, user);
-  std::set<int64_t> ids;
-  while (s.Step()) ids.insert(s.Int(0));
-  return ids;
+  return s.Ints();
 }
 
 bool IsActiveOn(Shard& shard, int64_t user, int64_t author) {

@@ -16,7 +16,6 @@
 #define WEIBO_TABLES_ACTIVE_FAN_H_
 
 #include <cstdint>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -45,7 +44,8 @@ std::vector<ActiveEntry> TakeActiveFans(Shard& shard, int64_t author);
 void SetActiveOn(Shard& shard, int64_t user, int64_t author, int64_t since);
 // Removes the row unless it records a join newer than upto (0: whatever it records).
 void DropActiveOn(Shard& shard, int64_t user, int64_t author, int64_t upto);
-std::set<int64_t> ActiveAuthors(Shard& shard, int64_t user);
+// The authors whose active list holds user (active_on), ascending.
+std::vector<int64_t> ActiveAuthors(Shard& shard, int64_t user);
 bool IsActiveOn(Shard& shard, int64_t user, int64_t author);
 // Every (user, author) of the shard.
 std::vector<std::pair<int64_t, int64_t>> AllActiveOn(Shard& shard);
