@@ -79,7 +79,6 @@ class MessageView {
   std::vector<std::pair<int64_t, std::string>> names_;  // small per-request cache
   // Prefetched messages: the row with its counters, or none for an id that is gone.
   std::unordered_map<int64_t, std::optional<PageRow>> rows_;
-  int64_t archived_below_ = -1;  // the archive's boundary, read at the first Load
 };
 
 }  // namespace weibo

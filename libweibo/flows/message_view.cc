@@ -67,9 +67,6 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
       rows_[id] = std::nullopt;  // gone unless the shard returns it
       by_shard[shards.ForMsg(id).index()].push_back(id);
     }
-  // The archive's boundary once a view (a request): ArchivedBelow is a stat() a call.
-  if (archived_below_ < 0) archived_below_ = shards.ArchivedBelow();
-  const int64_t archived_below = archived_below_;
   MessageCache* cache = ctx_.message_cache();
   for (int i = 0; i < shards.count(); ++i) {
     if (by_shard[i].empty()) continue;
@@ -97,9 +94,16 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
       if (cached) cache->Put(shard, row);
       keep(std::move(row));
     }
-    std::vector<int64_t> missing;  // not live: archived, or gone (after the shard's read)
-    for (int64_t id : by_shard[i])
-      if (!rows_[id] && id < archived_below) missing.push_back(id);
+    // Not live: archived, or gone. The archive's boundary (a stat() a call) is read only
+    // when a row is missing, and after the shard's read: an archive run raises it before
+    // it moves anything (flows/archive.cc), so a row moved before that read is below it.
+    std::vector<int64_t> missing;
+    int64_t archived_below = -1;
+    for (int64_t id : by_shard[i]) {
+      if (rows_[id]) continue;
+      if (archived_below < 0) archived_below = shards.ArchivedBelow();
+      if (id < archived_below) missing.push_back(id);
+    }
     Shard* archive = missing.empty() ? nullptr : shards.ArchiveAt(i);
     if (archive == nullptr) continue;
     for (PageRow& row : GetPageRows(*archive, missing)) {
