@@ -138,30 +138,45 @@ class PartList {
   bool complete_ = false;
 };
 
-// A followee's newest posts from a server's cache (tables/message_cache.h), read and kept
-// there on a miss: the newest kPostsKept originals and reposts, partition by partition.
-// nullopt without a cache, or when the author's shard may not use it now. The shard is
-// held (PageTxns), so what is read here is of the page's snapshot.
+// Ids of an author's outbox (all types when own, else originals and reposts; the
+// archive's rows when archive) within lower < id < upper (upper 0: unbounded), newest
+// first, at most n: partition by partition, from the author's list (parts).
+std::vector<int64_t> ReadOutbox(ShardSet& shards, int64_t author, bool own, bool archive,
+                                PartList& parts, int64_t upper, int64_t lower, int64_t n) {
+  std::vector<int64_t> ids;
+  Shard* file = AuthorShard(shards, author, archive);
+  if (file == nullptr) return ids;
+  Shard& shard = *file;
+  int64_t top = PartOf((upper > 0 ? upper : kNoUpper) - 1);
+  for (size_t i = 0;; ++i) {
+    int64_t part = parts.At(i, top);
+    if (part < 0) break;
+    if (part > top) continue;           // above the cursor
+    if (PartEnd(part) <= lower) break;  // the whole week is below the window
+    for (int64_t id : ReadAuthorPart(shard, author, part, !own, upper, lower,
+                                     n - static_cast<int64_t>(ids.size()))) {
+      shards.KnowAuthor(id, author);  // uid-mapping: found by its author, no lookup
+      ids.push_back(id);
+    }
+    if (static_cast<int64_t>(ids.size()) >= n) break;
+  }
+  return ids;
+}
+
+// A followee's newest posts from a server's cache (tables/message_cache.h), read (through
+// the author's partition list, which the request keeps) and kept there on a miss: the
+// newest kPostsKept originals and reposts. nullopt without a cache, or when the author's
+// shard may not use it now. The shard is held (PageTxns): what is read is the page's
+// snapshot.
 std::optional<MessageCache::AuthorPosts> CachedPosts(ShardSet& shards, MessageCache* cache,
-                                                     int64_t author) {
+                                                     int64_t author, PartList& parts) {
   if (cache == nullptr) return std::nullopt;
   Shard& shard = *AuthorShard(shards, author, false);
   if (!cache->Usable(shard)) return std::nullopt;
   if (const MessageCache::AuthorPosts* hit = cache->FindPosts(shard.index(), author)) return *hit;
-  constexpr int64_t kKept = MessageCache::kPostsKept, kFetch = 8;
   MessageCache::AuthorPosts posts;
-  auto size = [&posts] { return static_cast<int64_t>(posts.ids.size()); };
-  for (int64_t below = kPartCount - 1; size() < kKept;) {
-    std::vector<int64_t> parts = AuthorParts(shard, author, below, kFetch);
-    for (int64_t part : parts) {
-      for (int64_t id : ReadAuthorPart(shard, author, part, true, 0, 0, kKept - size()))
-        posts.ids.push_back(id);
-      if (size() >= kKept) break;
-    }
-    if (static_cast<int64_t>(parts.size()) < kFetch) break;  // no older partition
-    below = parts.back() - 1;
-  }
-  posts.complete = size() < kKept;
+  posts.ids = ReadOutbox(shards, author, false, false, parts, 0, 0, MessageCache::kPostsKept);
+  posts.complete = static_cast<int64_t>(posts.ids.size()) < MessageCache::kPostsKept;
   cache->PutPosts(shard, author, posts);
   return posts;
 }
@@ -197,41 +212,24 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
     std::optional<MessageCache::AuthorPosts> posts;
   };
   auto memo = std::make_shared<Memo>();
-  auto cached = [&shards, author, cache = own || archive ? nullptr : cache,
-                 memo]() -> const MessageCache::AuthorPosts* {
+  auto cached = [&shards, author, cache = own || archive ? nullptr : cache, memo,
+                 parts]() -> const MessageCache::AuthorPosts* {
     if (!memo->looked) {
       memo->looked = true;
-      memo->posts = CachedPosts(shards, cache, author);
+      memo->posts = CachedPosts(shards, cache, author, *parts);
     }
     return memo->posts ? &*memo->posts : nullptr;
   };
   s.read = [&shards, author, own, ceiling, parts, archive, cached](int64_t upper, int64_t lower,
                                                                    int64_t n) {
     upper = Clamp(upper, ceiling);
-    std::vector<int64_t> ids;
     if (const MessageCache::AuthorPosts* posts = cached()) {
       if (std::optional<std::vector<int64_t>> hit = PostsIn(*posts, upper, lower, n)) {
         for (int64_t id : *hit) shards.KnowAuthor(id, author);
         return std::move(*hit);
       }
     }
-    Shard* file = AuthorShard(shards, author, archive);
-    if (file == nullptr) return ids;
-    Shard& shard = *file;
-    int64_t top = PartOf((upper > 0 ? upper : kNoUpper) - 1);
-    for (size_t i = 0;; ++i) {
-      int64_t part = parts->At(i, top);
-      if (part < 0) break;
-      if (part > top) continue;           // above the cursor
-      if (PartEnd(part) <= lower) break;  // the whole week is below the window
-      for (int64_t id : ReadAuthorPart(shard, author, part, !own, upper, lower,
-                                       n - static_cast<int64_t>(ids.size()))) {
-        shards.KnowAuthor(id, author);  // uid-mapping: found by its author, no lookup
-        ids.push_back(id);
-      }
-      if (static_cast<int64_t>(ids.size()) >= n) break;
-    }
-    return ids;
+    return ReadOutbox(shards, author, own, archive, *parts, upper, lower, n);
   };
   s.newest = [ceiling, parts, cached](int64_t upper) -> int64_t {
     upper = Clamp(upper, ceiling);
