@@ -163,13 +163,10 @@ void MessageCache::Put(Shard& shard, const PageRow& row) {
 const MessageCache::AuthorPosts* MessageCache::FindPosts(int shard, int64_t author) {
   auto it = posts_.find(author);
   if (it != posts_.end()) {
-    if (it->second.shard == shard && it->second.generation == watch_.generation(shard)) {
-      ++posts_hits_;
+    if (it->second.shard == shard && it->second.generation == watch_.generation(shard))
       return &it->second.posts;
-    }
     posts_.erase(it);
   }
-  ++posts_misses_;
   return nullptr;
 }
 

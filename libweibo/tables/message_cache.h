@@ -110,8 +110,6 @@ class MessageCache {
   const AuthorPosts* FindPosts(int shard, int64_t author);
   // Keeps posts, read from shard just now, under the rules of Put.
   void PutPosts(Shard& shard, int64_t author, AuthorPosts posts);
-  int64_t posts_hits() const { return posts_hits_; }
-  int64_t posts_misses() const { return posts_misses_; }
 
   size_t size() const { return entries_.size(); }
   size_t capacity() const { return capacity_; }
@@ -154,7 +152,6 @@ class MessageCache {
     int32_t shard = 0;
   };
   std::unordered_map<int64_t, PostsEntry> posts_;  // by author
-  int64_t posts_hits_ = 0, posts_misses_ = 0;
 };
 
 }  // namespace weibo
