@@ -6,6 +6,7 @@
 
 #include "storage/shard.h"
 #include "tables/outbox.h"
+#include "tables/user_info.h"
 
 namespace weibo {
 
@@ -16,7 +17,7 @@ namespace {
 // connections that changed none of them (the background applier's inbox rows and jobs)
 // leaves every entry good (storage/commit_log.h).
 const CommitInterest kInterest{
-    {"msg_info", "msg_counter", "user_info", "entities", kCounterDeltaKind, "author_feed"}};
+    {"msg_info", "msg_counter", kUserNameChange, "entities", kCounterDeltaKind, "author_feed"}};
 
 }  // namespace
 
@@ -31,7 +32,7 @@ void MessageCache::OnChange(void* arg, int, const char* table, int64_t rowid) {
   auto* cache = static_cast<MessageCache*>(arg);
   if (std::strcmp(table, "msg_info") == 0 || std::strcmp(table, "msg_counter") == 0) {
     cache->Forget(rowid);
-  } else if (std::strcmp(table, "user_info") == 0) {
+  } else if (std::strcmp(table, kUserNameChange) == 0) {
     cache->AuthorChanged(rowid);
   } else if (std::strcmp(table, "entities") == 0) {
     // The rowid is the entity's own (added_id), not its message's: every entry is stale.

@@ -14,8 +14,11 @@
 //     the cache (Shard::AddRowListener, inside the statement that makes it), and
 //       - msg_info or msg_counter (rowid: the msg_id): that message is forgotten (an edit,
 //         a delete, an archive's move, a comment or repost that counts on it);
-//       - user_info (rowid: the user_id): every message of that author is stale, as the
-//         row carries the author's name (an author epoch, below);
+//       - a user's name written (kUserNameChange, which tables/user_info.cc tells the
+//         listeners itself, keyed by the user_id): every message of that author is stale,
+//         as the row carries the author's name (an author epoch, below). No other change
+//         of user_info is watched: a post's count, a follow's, a read's activity leave
+//         every page row as it was;
 //       - entities (rowid: not the message's id): every entry of the shard is stale (a
 //         message's attrs change only with --attr, which is rare);
 //     a counter delta this process enqueues (flows/like.cc, EnqueueCounterDelta) forgets
@@ -26,16 +29,17 @@
 //     request, drops all of them when another connection has committed to the shard since
 //     (storage/shard_watch.h, as the counter cache does), unless that connection is one
 //     of this process's own (the background applier, jobs.h) and its commits changed none
-//     of the four tables above and no pending counter delta (storage/commit_log.h). It validates
-//     only between transactions: a snapshot older than the generation must not be stamped with it.
-//     A timeline holds a read transaction per shard for its whole page; it validates each shard
-//     right before opening it (Hold), and rows read inside are kept then.
+//     of the tables above, no name and no pending counter delta (storage/commit_log.h). It
+//     validates only between transactions: a snapshot older than the generation must not be stamped
+//     with it. A timeline holds a read transaction per shard for its whole page; it validates each
+//     shard right before opening it (Hold), and rows read inside are kept then.
 //
-// The author epoch: the listener counts each author's user_info changes (a map by author,
+// The author epoch: the listener counts each author's name writes (a map by author,
 // cleared with every entry when it grows past four times the capacity); an entry keeps the
-// count it was stored with and is stale once it differs. A user_info row changes at each
-// post and follow of its user, so an author who just posted has their cached messages
-// read again once: a miss, never a stale name.
+// count it was stored with and is stale once it differs. A name is written once, when the
+// user is made (a row cached before that, with no name, is then read again). Counting
+// every change of user_info instead, which moves at each post, follow and recorded read of
+// its user, made an author's cached messages miss after each of the author's own reads.
 //
 // Only live rows are kept: a message that is gone, archived rows, and rows whose attrs the
 // page's statement did not read (PageRow::attrs_known false) are read each time. Eviction
@@ -122,7 +126,7 @@ class MessageCache {
     PageRow row;
     uint64_t generation = 0;  // the shard's, when stored
     uint64_t epoch = 0;       // the cache's, when stored (ClearEpochs moves it)
-    uint32_t author = 0;      // the author's user_info changes counted when stored
+    uint32_t author = 0;      // the author's name writes counted when stored
     uint64_t ticket = 0;      // which of the ring's items is this entry's
     int32_t shard = 0;
     bool referenced = false;
@@ -141,7 +145,7 @@ class MessageCache {
   std::unordered_map<int64_t, Entry> entries_;
   std::deque<std::pair<int64_t, uint64_t>> ring_;  // (msg_id, ticket), oldest first
   uint64_t next_ticket_ = 1;
-  std::unordered_map<int64_t, uint32_t> authors_;  // user_info changes by author
+  std::unordered_map<int64_t, uint32_t> authors_;  // name writes by author
   uint64_t epoch_ = 0;
   ShardWatch watch_;
   std::vector<bool> held_;  // by shard: a read transaction opened right after Hold

@@ -1,5 +1,7 @@
 #include "tables/user_info.h"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <string>
 
@@ -93,6 +95,7 @@ int64_t UsersBound(Shard& shard, int shards) {
 }
 
 void InsertUser(Shard& shard, const UserRow& r) {
+  shard.NoteRowChange(SQLITE_INSERT, kUserNameChange, r.id);
   shard
       .Query(
           "INSERT OR IGNORE INTO user_info(user_id, user_name, created, last_active) "

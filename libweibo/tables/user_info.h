@@ -47,8 +47,13 @@ std::vector<std::pair<int64_t, std::optional<int64_t>>> InactiveSinceSorted(
 // An upper bound of the number of users on this shard: ids are handed out in sequence
 // (flows/user.cc), so with N shards at most max(user_id) / N + 1 of them land here.
 int64_t UsersBound(Shard& shard, int shards);
-// INSERT OR IGNORE: applying a user_create job twice is applying it once.
+// INSERT OR IGNORE: applying a user_create job twice is applying it once. The only write
+// of a user's name: it tells the shard's row listeners and commit log kUserNameChange
+// (keyed by the user), which is what a cache of rows that show the name watches
+// (tables/message_cache.h) rather than every change of user_info (a post's count, a
+// read's activity).
 void InsertUser(Shard& shard, const UserRow& row);
+constexpr char kUserNameChange[] = "user_info.user_name";
 void AddUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows);
 // Sets pulled once fans_count >= threshold; it is never cleared. True when this call set it.
 bool MarkPulledFrom(Shard& shard, int64_t id, int64_t threshold);

@@ -1,5 +1,5 @@
 // tables/message_cache.cc: the page rows a server keeps — its bound, the row changes that
-// forget entries (msg_info, msg_counter, user_info, entities), other connections' commits,
+// forget entries (msg_info, msg_counter, a user's name, entities), other connections' commits,
 // and, end to end, a server's timelines and lists against a process without the cache;
 // and the pulled authors' newest posts it keeps, the same ways.
 #include "tables/message_cache.h"
@@ -10,6 +10,7 @@
 #include "tables/author_feed.h"
 #include "tables/msg_page.h"
 #include "tables/outbox.h"
+#include "tables/user_info.h"
 #include "test_support.h"
 
 namespace weibo {
@@ -114,13 +115,21 @@ TEST_CASE("message cache: this connection's row changes forget what they make st
       "INSERT INTO msg_info(msg_id, user_id, content, type, time) VALUES (2, 7, 'x', 0, 1)");
   REQUIRE(cache.Find(0, 2) == nullptr);  // the message's row
   fill();
-  shard->Exec(
-      "INSERT INTO user_info(user_id, user_name, created, last_active) VALUES (7, 'seven', 1, 1)");
-  REQUIRE(cache.Find(0, 1) == nullptr);  // the author's row (the name): all of its messages
+  UserRow seven;
+  seven.id = 7;
+  seven.name = "seven";
+  InsertUser(*shard, seven);
+  REQUIRE(cache.Find(0, 1) == nullptr);  // the author's name: all of its messages
   REQUIRE(cache.Find(0, 2) == nullptr);
   REQUIRE(cache.Find(0, 3) != nullptr);  // another author's stay
   fill();
   REQUIRE(cache.Find(0, 1) != nullptr);  // stored again after the change: good again
+  // The rest of the author's row is not on a page: a post's count, a read's activity.
+  AddUserCounts(*shard, 7, 1, 0, 0);
+  TouchUser(*shard, 7, 5);
+  SetListsTouched(*shard, 7, 5);
+  REQUIRE(cache.Find(0, 1) != nullptr);
+  REQUIRE(cache.Find(0, 2) != nullptr);
   shard->Exec("INSERT INTO entities(id, updated, body) VALUES (x'01', 1, x'02')");
   REQUIRE(cache.Find(0, 1) == nullptr);  // an entity: every entry
   REQUIRE(cache.Find(0, 3) == nullptr);
@@ -242,10 +251,23 @@ TEST_CASE("message cache: this process's other connections drop entries only for
   commit(other, "INSERT INTO msg_counter(msg_id) VALUES (5)");  // another message's row
   REQUIRE_FALSE(kept());  // the table is named: the whole shard goes
   put();
-  commit(other,
-         "INSERT INTO user_info(user_id, user_name, created, last_active) "
-         "VALUES (9, 'nine', 1, 1)");
+  {
+    WriteTxn txn(other);  // a user made there: a name
+    UserRow nine;
+    nine.id = 9;
+    nine.name = "nine";
+    InsertUser(other, nine);
+    txn.Commit();
+  }
   REQUIRE_FALSE(kept());
+  put();
+  {
+    WriteTxn txn(other);  // a read's activity recorded there (the applier's read marks)
+    TouchUser(other, 9, 5);
+    SetListsTouched(other, 9, 5);
+    txn.Commit();
+  }
+  REQUIRE(kept());
   put();
   {
     WriteTxn txn(other);
