@@ -113,9 +113,15 @@ void HomeReadTally(int64_t* reads, int64_t* pulled_authors);
 // failure loses them, as a crash would, and is thrown. Returns how many readers it wrote
 // for (a reader no longer there is skipped).
 int64_t PayHeldReads(Context& ctx, int shard = -1);
+// With a background applier that is free (an ended batch is collected first, and its
+// failure thrown), hands it every shard's held reads as one batch, which PayHeldReads
+// writes there (jobs.h, HandOffReads); true when it did. A home read calls it instead of
+// paying, and so does a server's Tick.
+bool HandOffHeldReads(Context& ctx);
 // How many readers of one shard a server holds before it pays them (GroupCommit::
 // held_reads): each transaction then carries the marks of many reads rather than one's. A
-// read that rejoins the active lists pays its shard's at once (flows/timeline.cc, Hold).
+// read that rejoins the active lists pays its shard's at once, unless a background
+// applier writes them (flows/timeline.cc, Hold).
 // Counted, not timed, so that a replay's results do not depend on the machine's speed.
 constexpr size_t kHeldReadsPerShard = 32;
 

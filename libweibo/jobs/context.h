@@ -143,15 +143,27 @@ struct GroupCommit {
     std::unordered_map<int64_t, std::vector<std::pair<int64_t, int64_t>>> of;
   };
   std::map<int, HeldReaders> held_readers;
+  // A home read's held marks and activity (held_reads, below).
+  struct HeldRead {
+    int64_t mark = 0;  // the mark's new value; 0: none owed
+    bool touch = false, rejoin = false;
+    int64_t shown = 0;  // a rejoin's floor: the oldest item of the latest full first page
+    int64_t now = 0;    // the latest read's clock
+  };
+  using HeldReads = std::map<int, std::unordered_map<int64_t, HeldRead>>;  // shard -> reader
   // Background applies (jobs.cc): a server with a background applier hands it one batch
-  // at a time, one target's held deliveries or the held list joins, instead of applying
-  // it on the request's thread. The batch's jobs stay in held, and a delivery batch stays
-  // in the reads' index (readers, over jobs), until a later drain finds it ended and
+  // at a time, one target's held deliveries, the held list joins or the held read marks,
+  // instead of applying it on the request's thread. The batch's jobs stay in held, and a delivery
+  // batch stays in the reads' index (readers, over jobs), until a later drain finds it ended and
   // collects it (FinishBackgroundApply); jobs is not changed while the thread reads it.
+  static constexpr int kReadMarks = -2;
   struct InFlightApply {
-    int target = -1;  // a delivery batch's target shard; -1: list joins
+    int target = -1;  // a delivery batch's target shard; -1: list joins; kReadMarks
     std::shared_ptr<const std::vector<HeldJob>> jobs;
     HeldReaders readers;
+    // A batch of read marks (target kReadMarks): what it writes, which the reads served
+    // meanwhile see as they see held_reads (flows/timeline.cc, HeldMark); jobs is empty.
+    std::shared_ptr<const HeldReads> reads;
     // Ends with the jobs the applier applied without a sync (group commit's, as here):
     // this process's to sync and mark done, once collected.
     std::future<UnsyncedJobs> done;
@@ -212,21 +224,16 @@ struct GroupCommit {
   std::map<std::pair<int, int64_t>, size_t> open_fan_outs;
   int64_t HeldBelow(int source, int64_t below) const { return held.Below(source, below); }
   // What the home reads served here owe and have not yet written (flows/timeline.cc,
-  // HoldReadOwes), with defer_merged set: the red dot's mark and the reader's activity, by
-  // the reader's shard, then by reader, merged (the highest mark, the latest read). They
-  // are written together, one transaction per shard for many reads (PayHeldReads), once
-  // kHeldReadsPerShard readers of a shard have gathered (at once when a read rejoins the
-  // active lists, which decides whom its authors push to), before any op that does not keep
-  // deliveries held, and when the server is idle or closes. A crash loses them, as a power
-  // cut loses a read's mark written without an fsync: the dot shows again what was seen,
+  // Hold), with defer_merged set: the red dot's mark and the reader's activity, by the
+  // reader's shard, then by reader, merged (the highest mark, the latest read). They are
+  // written together, one transaction per shard for many reads (PayHeldReads), once
+  // kHeldReadsPerShard readers of a shard have gathered (without a background applier, at
+  // once when a read rejoins the active lists, which decides whom its authors push to),
+  // before any op that does not keep deliveries held, and when the server is idle or
+  // closes; with a background applier, by the applier (InFlightApply::reads). A crash loses them,
+  // as a power cut loses a read's mark written without an fsync: the dot shows again what was seen,
   // and the next read records the activity. Reads served here see them meanwhile.
-  struct HeldRead {
-    int64_t mark = 0;  // the mark's new value; 0: none owed
-    bool touch = false, rejoin = false;
-    int64_t shown = 0;  // a rejoin's floor: the oldest item of the latest full first page
-    int64_t now = 0;    // the latest read's clock
-  };
-  std::map<int, std::unordered_map<int64_t, HeldRead>> held_reads;
+  HeldReads held_reads;
   // The fan lists the fan-outs of this process's requests read (Context::RememberFans), by
   // message, kept while deliveries are held: a held delivery applied later, by another
   // request or at idle, checks its readers against the list as its own request would have

@@ -815,15 +815,23 @@ BackgroundApplier::~BackgroundApplier() = default;
 UnsyncedJobs BackgroundApplier::Apply(
     const std::vector<HeldJob>& jobs, Clock clock,
     std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> fans_read) {
+  return Run(
+      [&](Context& ctx) {
+        ctx.group_commit().fans_read = std::move(fans_read);
+        std::vector<Parsed> parsed;
+        parsed.reserve(jobs.size());
+        for (const HeldJob& job : jobs) parsed.push_back(Parsed{&job.row, &job.payload, job.part});
+        ApplyParsed(ctx, parsed, true);
+      },
+      clock);
+}
+
+UnsyncedJobs BackgroundApplier::Run(const std::function<void(Context&)>& work, Clock clock) {
   Context ctx(*shards_, clock);  // a group commit of its own, never synced here (no limit)
   GroupCommit& group = ctx.group_commit();
   group.limit = std::numeric_limits<size_t>::max();
   group.no_catch_up = true;
-  group.fans_read = std::move(fans_read);
-  std::vector<Parsed> parsed;
-  parsed.reserve(jobs.size());
-  for (const HeldJob& job : jobs) parsed.push_back(Parsed{&job.row, &job.payload, job.part});
-  ApplyParsed(ctx, parsed, true);
+  work(ctx);
   if (!ctx.created_jobs().empty()) DrainCreated(ctx);
   // The checkpoints of the shards it committed to whose WAL has grown past the length, on
   // this thread rather than after the server's next write (ops/embedded.cc, Checkpoint).
@@ -834,6 +842,19 @@ UnsyncedJobs BackgroundApplier::Apply(
   } catch (const std::exception&) {
   }
   return std::move(group.unsynced);
+}
+
+void HandOffReads(Context& ctx, std::shared_ptr<const GroupCommit::HeldReads> reads,
+                  std::function<void(Context&)> pay) {
+  GroupCommit& group = ctx.group_commit();
+  GroupCommit::InFlightApply batch;
+  batch.target = GroupCommit::kReadMarks;
+  batch.jobs = std::make_shared<const std::vector<HeldJob>>();
+  batch.reads = std::move(reads);
+  batch.done =
+      std::async(std::launch::async, [applier = group.background, clock = ctx.clock(),
+                                      pay = std::move(pay)] { return applier->Run(pay, clock); });
+  group.in_flight.emplace(std::move(batch));
 }
 
 void EnableBackgroundApplies(GroupCommit& group_commit, const std::string& dir) {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -127,10 +128,19 @@ class BackgroundApplier {
   // group commit (deliveries, merges), whose targets the server syncs with its own.
   UnsyncedJobs Apply(const std::vector<HeldJob>& jobs, Clock clock,
                      std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> fans_read);
+  // Runs work on a context of its own over these connections, then applies what it
+  // created, as Apply does; returns what Apply returns.
+  UnsyncedJobs Run(const std::function<void(Context&)>& work, Clock clock);
 
  private:
   std::unique_ptr<ShardSet> shards_;
 };
+// Hands a batch of held read marks to the background applier, which must be free (no
+// batch in flight): reads, the marks, are the batch's (GroupCommit::InFlightApply::reads)
+// until it is collected, and pay writes them on the applier's context (flows/timeline.cc,
+// HandOffHeldReads). The jobs pay creates (list joins, their merges) are applied there too.
+void HandOffReads(Context& ctx, std::shared_ptr<const GroupCommit::HeldReads> reads,
+                  std::function<void(Context&)> pay);
 // Gives the group commit a background applier on dir's shards.
 void EnableBackgroundApplies(GroupCommit& group_commit, const std::string& dir);
 // Collects the background batch once it has ended (with wait, waits for it first): its

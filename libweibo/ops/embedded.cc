@@ -33,10 +33,10 @@ class Embedded : public Executor {
 
   // Under steady load (a daemon at least every 50 ms): what is due by the clock, and no
   // batch on the request thread. The counter deltas once due (jobs.h, DeferredJobsDue);
-  // the read marks held (a transaction per shard for a few readers' marks); the index jobs
-  // and, through the background applier, one held batch, once their oldest is
-  // kHeldMaxAgeMs old (jobs.h, HandOffOldHeld); and a sync of the group commit's WALs,
-  // on a thread of its own. Without a background applier, all of it as when idle.
+  // the index jobs; through the background applier, one held batch once its oldest is
+  // kHeldMaxAgeMs old (jobs.h, HandOffOldHeld), or else the read marks held (flows/flows.h,
+  // HandOffHeldReads); and a sync of the group commit's WALs, on a thread of its own.
+  // Without a background applier, all of it as when idle.
   void Tick() override {
     if (!shards_) return;
     if (!group_commit_.background) return Finish(false);
@@ -44,8 +44,9 @@ class Embedded : public Executor {
       Context ctx(*shards_, Clock(options_.now_ms), group_commit_);
       if (DeferredJobsDue(group_commit_)) ApplyDeferredJobs(ctx);
       if (HeldToIdleDue(group_commit_)) ApplyHeldToIdle(ctx);
-      if (!group_commit_.held_reads.empty()) PayHeldReads(ctx);
-      HandOffOldHeld(ctx);
+      // An old held batch first (other processes do not see it yet); else the read marks,
+      // which are hints, to the applier if it is free.
+      if (!HandOffOldHeld(ctx)) HandOffHeldReads(ctx);
       CollectEndedSync(*shards_, group_commit_);
       if (!group_commit_.syncing && !group_commit_.unsynced.empty())
         StartSyncAppliedJobs(*shards_, group_commit_);

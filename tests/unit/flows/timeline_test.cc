@@ -3,11 +3,14 @@
 // --page, deleted messages never shown, follow / unfollow, roots of reposts; and the same
 // operations give the same home timelines in push, pull and hybrid.
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <set>
+#include <thread>
 
+#include "flows/flows.h"
 #include "storage/clock.h"
 #include "tables/author_feed.h"
 #include "test_support.h"
@@ -406,6 +409,86 @@ TEST_CASE("timeline: a home read writes only what it owes, and looks items up by
     f.c.Post(f.b, "news");
     REQUIRE(Matching(ExplainRead(f.c, f.a), "BEGIN IMMEDIATE") == 1);
   }
+}
+
+// A server with a background applier (jobs.h, flows/timeline.cc Hold): what a home read
+// owes (the red dot's mark, and at a first read the rejoin of the followees' lists) is
+// held, then handed to the applier (by a Tick, or by the read that makes kHeldReadsPerShard
+// readers of a shard), so no read writes on its shards; the reads served meanwhile see the
+// marks; once the batch is collected it is all on disk, as commands' reads would leave it.
+TEST_CASE("timeline: a server's background applier writes what home reads owe") {
+  Fifty f("hybrid");
+  EmbeddedOptions options = test::ServerOptions(f.c.dir());
+  options.now_ms = test::kNow + 100000;
+  options.explain = true;
+  options.background_applies = true;
+  auto server = OpenEmbedded(options);
+  auto read = [&](int64_t reader) {
+    Result<Json> page = server->Execute(Request{"timeline", Json{{"user", reader}}});
+    REQUIRE(page.ok());
+    const std::vector<std::string> lines = server->Explain();
+    CHECK(Matching(lines, "BEGIN IMMEDIATE") == 0);
+    CHECK(Matching(lines, "last_seen SET") + Matching(lines, "INSERT INTO last_seen") == 0);
+    CHECK(Matching(lines, "INSERT INTO outbox") == 0);  // no join enqueued on this thread
+    return page.value();
+  };
+  auto unread = [&](int64_t reader) {
+    Result<Json> r = server->Execute(Request{"timeline", Json{{"user", reader}, {"unread", true}}});
+    REQUIRE(r.ok());
+    return r.value().at("unread").get<int64_t>();
+  };
+  auto written = [&](int64_t reader, int64_t newest, const std::vector<int64_t>& authors) {
+    const std::string id = std::to_string(reader);
+    test::RawDb home(f.c.ShardPath(static_cast<int>(reader % 4)));
+    CHECK(home.Int("SELECT last_id FROM last_seen WHERE kind = 1 AND user_id = " + id) == newest);
+    CHECK(home.Int("SELECT lists_touched FROM user_info WHERE user_id = " + id) > 0);
+    for (int64_t author : authors) {
+      test::RawDb list(f.c.ShardPath(static_cast<int>(author % 4)));
+      CHECK(list.Int("SELECT count(*) FROM active_fan WHERE author_id = " + std::to_string(author) +
+                     " AND fan_id = " + id) == 1);
+    }
+  };
+  // The applier writes them without the server's help: on disk without Idle, in time (the
+  // mark and then the join on the author's shard, the last of what it writes here).
+  auto arrives = [&](int64_t reader, int64_t author) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    const std::string sql =
+        "SELECT count(*) FROM active_fan WHERE author_id = " + std::to_string(author) +
+        " AND fan_id = " + std::to_string(reader);
+    while (test::RawDb(f.c.ShardPath(static_cast<int>(author % 4))).Int(sql) == 0 &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  };
+  read(f.a);
+  CHECK(unread(f.a) == 0);  // held
+  server->Tick();           // handed to the applier, which is free
+  CHECK(unread(f.a) == 0);  // in flight, or written
+  arrives(f.a, f.b);
+  arrives(f.a, f.d);
+  written(f.a, f.newest_first.front(), {f.b, f.d});
+  server->Idle();  // collected
+  // kHeldReadsPerShard first readers of alice's shard, each following bob: the read that
+  // holds the last of them hands them all to the applier.
+  std::vector<int64_t> readers;
+  for (int i = 0; readers.size() < kHeldReadsPerShard; ++i) {
+    const int64_t user = f.c.AddUser("reader" + std::to_string(i));
+    if (user % 4 != f.a % 4) continue;
+    f.c.Follow(user, f.b);
+    readers.push_back(user);
+  }
+  int64_t newest_of_b = 0;  // bob wrote every third post, from the second
+  for (size_t i = 1; i < f.posts.size(); i += 3) newest_of_b = std::max(newest_of_b, f.posts[i]);
+  for (int64_t reader : readers) {
+    const Json page = read(reader);
+    REQUIRE_FALSE(page.empty());
+    CHECK(std::stoll(page.front().at("id").get<std::string>()) == newest_of_b);
+  }
+  for (int64_t reader : readers) CHECK(unread(reader) == 0);
+  for (int64_t reader : readers) arrives(reader, f.b);
+  for (int64_t reader : readers) written(reader, newest_of_b, {f.b});
+  server->Idle();
+  // A second read owes nothing new, and shows what a command shows.
+  CHECK(IdsOf(read(f.a)) == f.c.TimelineIds(f.a));
 }
 
 }  // namespace
