@@ -742,6 +742,7 @@ constexpr size_t kMaxHeldReadsPerShard = 4 * kHeldReadsPerShard;
 void Hold(Context& ctx, int64_t reader, const ReadOwes& owes) {
   const int shard = ctx.shards().ForUser(reader).index();
   GroupCommit& group = ctx.group_commit();
+  if (group.held_reads.empty()) group.held_reads_since_ms = SteadyMs();
   auto& readers = group.held_reads[shard];
   GroupCommit::HeldRead& h = readers[reader];
   h.mark = std::max(h.mark, owes.mark);
@@ -800,9 +801,10 @@ int64_t PayHeldReads(Context& ctx, int only) {
   return paid;
 }
 
-bool HandOffHeldReads(Context& ctx) {
+bool HandOffHeldReads(Context& ctx, bool old_only) {
   GroupCommit& group = ctx.group_commit();
   if (!group.background || group.held_reads.empty()) return false;
+  if (old_only && SteadyMs() - group.held_reads_since_ms < kHeldMaxAgeMs) return false;
   FinishBackgroundApply(group, false);  // an ended batch is collected (a failure: thrown)
   if (group.in_flight) return false;
   auto reads = std::make_shared<const GroupCommit::HeldReads>(std::move(group.held_reads));

@@ -234,6 +234,10 @@ struct GroupCommit {
   // as a power cut loses a read's mark written without an fsync: the dot shows again what was seen,
   // and the next read records the activity. Reads served here see them meanwhile.
   HeldReads held_reads;
+  // When the oldest of them was held (steady clock, ms): under load a server's Tick hands
+  // them to the background applier only once it is kHeldMaxAgeMs old (flows/flows.h,
+  // HandOffHeldReads), so that a batch carries many reads, not the few of 50 ms.
+  int64_t held_reads_since_ms = 0;
   // The fan lists the fan-outs of this process's requests read (Context::RememberFans), by
   // message, kept while deliveries are held: a held delivery applied later, by another
   // request or at idle, checks its readers against the list as its own request would have

@@ -19,14 +19,13 @@ namespace {
 
 std::atomic<const JobKinds*> registered_kinds{nullptr};
 
-// The steady clock in ms: when a job was held, and what the holds are measured against.
+}  // namespace
+
 int64_t SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-
-}  // namespace
 
 void RegisterJobKinds(const JobKinds& kinds) { registered_kinds.store(&kinds); }
 

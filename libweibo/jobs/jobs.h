@@ -160,6 +160,9 @@ void FinishBackgroundApply(GroupCommit& group_commit, bool wait);
 // (3000 users: 1082 against 1788 reads/s): more, smaller transactions, each of which
 // throws away the request connection's page cache of that shard.
 constexpr int64_t kHeldMaxAgeMs = 1000;
+// The steady clock in ms: when a job (or a read's marks) was held, and what the holds are
+// measured against.
+int64_t SteadyMs();
 // Hands the background applier, if there is one and it is free, the oldest held batch
 // once it is kHeldMaxAgeMs old; whether it did.
 bool HandOffOldHeld(Context& ctx);

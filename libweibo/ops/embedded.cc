@@ -34,9 +34,9 @@ class Embedded : public Executor {
   // Under steady load (a daemon at least every 50 ms): what is due by the clock, and no
   // batch on the request thread. The counter deltas once due (jobs.h, DeferredJobsDue);
   // the index jobs; through the background applier, one held batch once its oldest is
-  // kHeldMaxAgeMs old (jobs.h, HandOffOldHeld), or else the read marks held (flows/flows.h,
-  // HandOffHeldReads); and a sync of the group commit's WALs, on a thread of its own.
-  // Without a background applier, all of it as when idle.
+  // kHeldMaxAgeMs old (jobs.h, HandOffOldHeld), or else the read marks held, as old
+  // (flows/flows.h, HandOffHeldReads); and a sync of the group commit's WALs, on a thread of its
+  // own. Without a background applier, all of it as when idle.
   void Tick() override {
     if (!shards_) return;
     if (!group_commit_.background) return Finish(false);
@@ -45,8 +45,8 @@ class Embedded : public Executor {
       if (DeferredJobsDue(group_commit_)) ApplyDeferredJobs(ctx);
       if (HeldToIdleDue(group_commit_)) ApplyHeldToIdle(ctx);
       // An old held batch first (other processes do not see it yet); else the read marks,
-      // which are hints, to the applier if it is free.
-      if (!HandOffOldHeld(ctx)) HandOffHeldReads(ctx);
+      // which are hints, to the applier if it is free and they are as old.
+      if (!HandOffOldHeld(ctx)) HandOffHeldReads(ctx, true);
       CollectEndedSync(*shards_, group_commit_);
       if (!group_commit_.syncing && !group_commit_.unsynced.empty())
         StartSyncAppliedJobs(*shards_, group_commit_);

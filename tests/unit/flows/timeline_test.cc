@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "flows/flows.h"
+#include "jobs/jobs.h"
 #include "storage/clock.h"
 #include "tables/author_feed.h"
 #include "test_support.h"
@@ -413,9 +414,10 @@ TEST_CASE("timeline: a home read writes only what it owes, and looks items up by
 
 // A server with a background applier (jobs.h, flows/timeline.cc Hold): what a home read
 // owes (the red dot's mark, and at a first read the rejoin of the followees' lists) is
-// held, then handed to the applier (by a Tick, or by the read that makes kHeldReadsPerShard
-// readers of a shard), so no read writes on its shards; the reads served meanwhile see the
-// marks; once the batch is collected it is all on disk, as commands' reads would leave it.
+// held, then handed to the applier (by a Tick once it is kHeldMaxAgeMs old, or by the read
+// that makes kHeldReadsPerShard readers of a shard), so no read writes on its shards; the reads
+// served meanwhile see the marks; once the batch is collected it is all on disk, as commands' reads
+// would leave it.
 TEST_CASE("timeline: a server's background applier writes what home reads owe") {
   Fifty f("hybrid");
   EmbeddedOptions options = test::ServerOptions(f.c.dir());
@@ -437,31 +439,32 @@ TEST_CASE("timeline: a server's background applier writes what home reads owe") 
     REQUIRE(r.ok());
     return r.value().at("unread").get<int64_t>();
   };
+  auto joined = [&](int64_t reader, int64_t author) {
+    return test::RawDb(f.c.ShardPath(static_cast<int>(author % 4)))
+        .Int("SELECT count(*) FROM active_fan WHERE author_id = " + std::to_string(author) +
+             " AND fan_id = " + std::to_string(reader));
+  };
   auto written = [&](int64_t reader, int64_t newest, const std::vector<int64_t>& authors) {
     const std::string id = std::to_string(reader);
     test::RawDb home(f.c.ShardPath(static_cast<int>(reader % 4)));
     CHECK(home.Int("SELECT last_id FROM last_seen WHERE kind = 1 AND user_id = " + id) == newest);
     CHECK(home.Int("SELECT lists_touched FROM user_info WHERE user_id = " + id) > 0);
-    for (int64_t author : authors) {
-      test::RawDb list(f.c.ShardPath(static_cast<int>(author % 4)));
-      CHECK(list.Int("SELECT count(*) FROM active_fan WHERE author_id = " + std::to_string(author) +
-                     " AND fan_id = " + id) == 1);
-    }
+    for (int64_t author : authors) CHECK(joined(reader, author) == 1);
   };
   // The applier writes them without the server's help: on disk without Idle, in time (the
   // mark and then the join on the author's shard, the last of what it writes here).
   auto arrives = [&](int64_t reader, int64_t author) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    const std::string sql =
-        "SELECT count(*) FROM active_fan WHERE author_id = " + std::to_string(author) +
-        " AND fan_id = " + std::to_string(reader);
-    while (test::RawDb(f.c.ShardPath(static_cast<int>(author % 4))).Int(sql) == 0 &&
-           std::chrono::steady_clock::now() < deadline)
+    while (joined(reader, author) == 0 && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
   };
   read(f.a);
   CHECK(unread(f.a) == 0);  // held
-  server->Tick();           // handed to the applier, which is free
+  server->Tick();           // young: a tick under load leaves it held
+  CHECK(joined(f.a, f.b) == 0);
+  CHECK(unread(f.a) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(kHeldMaxAgeMs + 50));
+  server->Tick();           // old: handed to the applier, which is free
   CHECK(unread(f.a) == 0);  // in flight, or written
   arrives(f.a, f.b);
   arrives(f.a, f.d);
