@@ -722,21 +722,20 @@ void Pay(Context& ctx, int64_t reader, const ReadOwes& owes) {
   ctx.Settle();
 }
 
-// A server's read: what it owes is held (GroupCommit::held_reads), merged with what the
-// reader's earlier reads held, and written with the shard's other held reads once
-// kHeldReadsPerShard readers are held there. Without a background applier, also at once
-// when the read rejoins the active lists: that decides whom the reader's authors push to,
-// and a first read joins before the next posts, as with Pay (weibo-sim, which runs so,
-// sweeps list lengths on exactly that). With one, the read hands every shard's held reads
-// to the applier as one batch (HandOffHeldReads) and writes nothing; a rejoin waits for
-// that batch (or a server's Tick, within 50 ms), and meanwhile the reader pulls the authors
-// whose lists it is not on, which costs the reads little now that a server caches the
-// pulled authors' posts: on the retwis trace at 3 000 users, pulled authors a read went
-// from 8.0 to 8.7 (the 90th percentile from 14 to 26), reads/s from 8 820 to 11 661, and
-// their p99 from 0.55 to 0.28 ms. While the applier is busy the reads stay held, up to
-// kMaxHeldReadsPerShard readers of a shard, past which the read pays its shard's itself.
-// That write's failure costs the read nothing: its page is built and the marks are hints
-// (PayHeldReads); the reply carries a warning.
+// A server's read: what it owes is held (GroupCommit::held_reads), merged with what the reader's
+// earlier reads held, and written with the shard's other held reads once kHeldReadsPerShard readers
+// are held there. Without a background applier, also at once when the read rejoins the active
+// lists: that decides whom the reader's authors push to, and a first read joins before the next
+// posts, as with Pay (weibo-sim, which runs so, sweeps list lengths on exactly that). With one, the
+// read hands every shard's held reads to the applier as one batch (HandOffHeldReads) and writes
+// nothing; a rejoin waits for that batch (or a server's idle steps, or its Tick once the oldest is
+// kHeldMaxAgeMs old), and meanwhile the reader pulls the authors whose lists it is not on, which
+// costs the reads little now that a server caches the pulled authors' posts: on the retwis trace at
+// 3 000 users, pulled authors a read went from 8.0 to 8.7 (the 90th percentile from 14 to 26),
+// reads/s from 8 820 to 11 661, and their p99 from 0.55 to 0.28 ms. While the applier is busy the
+// reads stay held, up to kMaxHeldReadsPerShard readers of a shard, past which the read pays its
+// shard's itself. That write's failure costs the read nothing: its page is built and the marks are
+// hints (PayHeldReads); the reply carries a warning.
 constexpr size_t kMaxHeldReadsPerShard = 4 * kHeldReadsPerShard;
 
 void Hold(Context& ctx, int64_t reader, const ReadOwes& owes) {
