@@ -112,7 +112,9 @@ constexpr size_t kMaxHeldDeliveries = 1024;
 // transaction, the jobs they create, one sync of the WALs written, the done marks), and
 // the batch stays this server's (GroupCommit::held) until a later drain collects it; a
 // home read meanwhile sees a delivery batch from memory, as it sees held ones. A crash
-// loses nothing: every job is pending in its outbox until applied and synced. The
+// loses nothing: every job is pending in its outbox until applied and synced. It also
+// writes the home reads' held marks and activity (HandOffReads, below), which are hints
+// rather than jobs: a crash loses those as it would before they were written. The
 // reasoning and the measurements are in jobs.cc, "background applies".
 //
 // The applier: connections of its own to the server's shards (opened here, on the calling
