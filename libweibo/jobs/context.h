@@ -175,6 +175,10 @@ struct GroupCommit {
   // drops), which commute too: a drain there takes along no older pending job of their
   // (source, target) pairs (jobs.cc, InOrder), which may be the server's own held ones.
   bool no_catch_up = false;
+  // Set there too: a target's jobs are committed kChunkedJobs at a time, with a pause
+  // between two transactions in which a request waiting for the shard's write lock takes it
+  // (jobs.cc, ApplyParsed).
+  bool chunked = false;
   // The target whose held deliveries were applied last for being over the limit: the next
   // one is the first held target after it, round the shards (NextHeldTarget).
   int last_held_target = -1;

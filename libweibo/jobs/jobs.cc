@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "jobs/transport.h"
 #include "storage/failure.h"
@@ -205,48 +206,56 @@ int64_t ApplyParsed(Context& ctx, const std::vector<Parsed>& jobs, bool group_co
   std::map<int, std::vector<int64_t>> done;  // source shard -> local ids still to mark
   GroupCommit& held = ctx.group_commit();
   UnsyncedJobs& unsynced = held.unsynced;
-  for (auto& [t, group] : by_target) {
-    Shard& target = ctx.shards().At(t);
-    bool defer = group_commit && Deferrable(group);
-    SyncIfNothingWritten found_applied(target);
-    WriteTxn txn(target, defer ? Sync::kNormal : Sync::kFull);
-    // Jobs of merging kinds, by kind (in table order), applied together after the others.
-    std::map<const JobKind*, std::vector<const Json*>> merged;
-    std::vector<std::pair<const JobRow*, std::vector<HeldJob>>> opened;  // held fan-outs
-    for (const Parsed& p : group) {
-      const JobKind* kind = FindJobKind(p.job->kind);
-      if (kind != nullptr && kind->merge != nullptr) {
-        if (!JobApplied(target, p.job->global_id())) {
-          RecordJobApplied(target, p.job->global_id(), ctx.now());
-          merged[kind].push_back(p.payload);
-          ++n;
+  // A background applier commits a target's jobs kChunkedJobs at a time and lets the
+  // server's requests take the shard's write lock between two chunks (GroupCommit::chunked).
+  const size_t chunk = held.chunked ? kChunkedJobs : std::numeric_limits<size_t>::max();
+  for (auto& [t, all] : by_target) {
+    for (size_t from = 0; from < all.size(); from += chunk) {
+      if (from > 0) std::this_thread::sleep_for(std::chrono::microseconds(kChunkPauseUs));
+      const std::vector<Parsed> group(all.begin() + from,
+                                      all.begin() + std::min(all.size(), from + chunk));
+      Shard& target = ctx.shards().At(t);
+      bool defer = group_commit && Deferrable(group);
+      SyncIfNothingWritten found_applied(target);
+      WriteTxn txn(target, defer ? Sync::kNormal : Sync::kFull);
+      // Jobs of merging kinds, by kind (in table order), applied together after the others.
+      std::map<const JobKind*, std::vector<const Json*>> merged;
+      std::vector<std::pair<const JobRow*, std::vector<HeldJob>>> opened;  // held fan-outs
+      for (const Parsed& p : group) {
+        const JobKind* kind = FindJobKind(p.job->kind);
+        if (kind != nullptr && kind->merge != nullptr) {
+          if (!JobApplied(target, p.job->global_id())) {
+            RecordJobApplied(target, p.job->global_id(), ctx.now());
+            merged[kind].push_back(p.payload);
+            ++n;
+          }
+        } else {
+          Context::FanOutParts scope(ctx, group_commit);
+          if (ApplyParsedInTxn(ctx, target, *p.job, *p.payload)) ++n;
+          if (ctx.HasFanOutParts()) {  // pending, and not marked done, until they are applied
+            opened.emplace_back(p.job, ctx.TakeFanOutParts());
+            continue;
+          }
         }
-      } else {
-        Context::FanOutParts scope(ctx, group_commit);
-        if (ApplyParsedInTxn(ctx, target, *p.job, *p.payload)) ++n;
-        if (ctx.HasFanOutParts()) {  // pending, and not marked done, until they are applied
-          opened.emplace_back(p.job, ctx.TakeFanOutParts());
-          continue;
+        if (defer || p.part) continue;
+        if (p.job->source_shard == t)
+          MarkJobDone(target, p.job->local_id);
+        else
+          done[p.job->source_shard].push_back(p.job->local_id);
+      }
+      for (auto& [kind, payloads] : merged) kind->merge(ctx, target, payloads);
+      txn.Commit();
+      for (auto& [job, made] : opened) HoldFanOut(held, *job, std::move(made));
+      for (const Parsed& p : group) {
+        if (p.part) {
+          PartApplied(held, *p.job, t);
+        } else if (defer) {
+          unsynced.jobs[{p.job->source_shard, p.job->local_id}] = t;
+          ++unsynced.applied;
         }
       }
-      if (defer || p.part) continue;
-      if (p.job->source_shard == t)
-        MarkJobDone(target, p.job->local_id);
-      else
-        done[p.job->source_shard].push_back(p.job->local_id);
+      if (!defer) found_applied.Check();
     }
-    for (auto& [kind, payloads] : merged) kind->merge(ctx, target, payloads);
-    txn.Commit();
-    for (auto& [job, made] : opened) HoldFanOut(held, *job, std::move(made));
-    for (const Parsed& p : group) {
-      if (p.part) {
-        PartApplied(held, *p.job, t);
-      } else if (defer) {
-        unsynced.jobs[{p.job->source_shard, p.job->local_id}] = t;
-        ++unsynced.applied;
-      }
-    }
-    if (!defer) found_applied.Check();
   }
   MarkDone(ctx.shards(), done);
   return n;
@@ -833,6 +842,7 @@ UnsyncedJobs BackgroundApplier::Run(const std::function<void(Context&)>& work, C
   GroupCommit& group = ctx.group_commit();
   group.limit = std::numeric_limits<size_t>::max();
   group.no_catch_up = true;
+  group.chunked = true;
   work(ctx);
   if (!ctx.created_jobs().empty()) DrainCreated(ctx);
   // The checkpoints of the shards it committed to whose WAL has grown past the length, on
