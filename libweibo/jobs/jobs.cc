@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <future>
 #include <limits>
 #include <map>
@@ -152,6 +153,13 @@ struct Parsed {
   bool part;            // a held fan-out's part: no row of its own
 };
 
+// Some of a target's jobs, in order: one transaction's (ApplyParsed).
+struct ParsedRange {
+  std::vector<Parsed>::const_iterator first, last;
+  std::vector<Parsed>::const_iterator begin() const { return first; }
+  std::vector<Parsed>::const_iterator end() const { return last; }
+};
+
 // Holds parts, made by a fan-out whose fanout job is parent and now committed.
 void HoldFanOut(GroupCommit& group, const JobRow& parent, std::vector<HeldJob> parts) {
   const auto key = std::make_pair(parent.source_shard, parent.local_id);
@@ -181,7 +189,7 @@ void PartApplied(GroupCommit& group, const JobRow& part, int t) {
   unsynced.jobs[key] = t;
 }
 
-bool Deferrable(const std::vector<Parsed>& group) {
+bool Deferrable(const ParsedRange& group) {
   for (const Parsed& p : group) {
     const JobKind* kind = FindJobKind(p.job->kind);
     if (kind == nullptr || !kind->target_only) return false;
@@ -212,8 +220,9 @@ int64_t ApplyParsed(Context& ctx, const std::vector<Parsed>& jobs, bool group_co
   for (auto& [t, all] : by_target) {
     for (size_t from = 0; from < all.size(); from += chunk) {
       if (from > 0) std::this_thread::sleep_for(std::chrono::microseconds(kChunkPauseUs));
-      const std::vector<Parsed> group(all.begin() + from,
-                                      all.begin() + std::min(all.size(), from + chunk));
+      const ParsedRange group{
+          all.begin() + static_cast<std::ptrdiff_t>(from),
+          all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), from + chunk))};
       Shard& target = ctx.shards().At(t);
       bool defer = group_commit && Deferrable(group);
       SyncIfNothingWritten found_applied(target);
