@@ -126,7 +126,9 @@ bool HandOffHeldReads(Context& ctx, bool old_only = false);
 // held_reads): each transaction then carries the marks of many reads rather than one's. A
 // read that rejoins the active lists pays its shard's at once, unless a background
 // applier writes them (flows/timeline.cc, Hold).
-// Counted, not timed, so that a replay's results do not depend on the machine's speed.
+// Counted, not timed, so that a replay's results do not depend on the machine's speed;
+// with a background applier, whether a batch is handed to it then also depends on its
+// being free (weibo-sim and the bench's statement counts run without one).
 constexpr size_t kHeldReadsPerShard = 32;
 
 // flows/active.cc: activity, and hybrid's active-follower lists
