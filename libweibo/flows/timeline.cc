@@ -114,16 +114,62 @@ Shard* AuthorShard(ShardSet& shards, int64_t author, bool archive) {
   return archive ? shards.ArchiveAt(index) : &shards.At(index);
 }
 
+// Read transactions held while one page is built: one BEGIN per shard the page reads, so
+// SQLite takes its WAL read lock once per shard instead of once per statement. Released
+// (a read-only COMMIT) before anything writes: NoteActivity's BEGIN IMMEDIATE and the jobs
+// it drains never run inside one.
+// A server's message cache validates each shard right before its transaction opens, and
+// may then keep the rows read inside it (tables/message_cache.h, Hold). A pulled author's
+// shard is held only when a statement is about to read it (PartList::File): on the retwis
+// trace most pulled authors' posts are in a server's cache, and a BEGIN, its WAL read lock
+// and the COMMIT cost more than reading them there.
+class PageTxns {
+ public:
+  explicit PageTxns(Context& ctx) : cache_(ctx.message_cache()), held_(ctx.shards().count()) {}
+  ~PageTxns() { Release(); }
+  PageTxns(const PageTxns&) = delete;
+  PageTxns& operator=(const PageTxns&) = delete;
+  Shard& Hold(Shard& shard) {
+    const auto index = static_cast<size_t>(shard.index());
+    if (index >= held_.size()) held_.resize(index + 1);
+    auto& txn = held_[index];
+    if (!txn) {
+      if (cache_ != nullptr) cache_->Hold(shard);
+      txn = std::make_unique<ReadTxn>(shard);
+    }
+    return shard;
+  }
+  void Release() {
+    for (size_t i = 0; i < held_.size(); ++i)
+      if (held_[i] && cache_ != nullptr) cache_->Release(static_cast<int>(i));
+    held_.clear();
+  }
+
+ private:
+  MessageCache* cache_;
+  std::vector<std::unique_ptr<ReadTxn>> held_;
+};
+
 // An author's partitions (author_part), newest first, fetched a few at a time and kept for
 // the whole request: the merge asks for them once per window and source.
+// txns: the page's read transactions, when the author's shard is held only once a
+// statement reads it (AddAuthors: a followee whose posts a server has cached is merged
+// from memory, and its shard is then never opened); nullptr when the caller holds it.
 class PartList {
  public:
-  PartList(ShardSet& shards, int64_t author, bool archive = false)
-      : shards_(shards), author_(author), archive_(archive) {}
+  PartList(ShardSet& shards, int64_t author, bool archive = false, PageTxns* txns = nullptr)
+      : shards_(shards), author_(author), archive_(archive), txns_(archive ? nullptr : txns) {}
+  // The file of the author's rows (AuthorShard), held first when the list was given txns.
+  Shard* File() {
+    Shard* shard = AuthorShard(shards_, author_, archive_);
+    if (txns_ != nullptr && shard != nullptr) txns_->Hold(*shard);
+    return shard;
+  }
   // The i-th partition at or below the first top asked for; -1 when there is none.
   int64_t At(size_t i, int64_t top) {
     if (parts_.empty() && !complete_) top_ = top;
-    Shard* shard = AuthorShard(shards_, author_, archive_);
+    if (i < parts_.size() || complete_) return i < parts_.size() ? parts_[i] : -1;
+    Shard* shard = File();
     while (i >= parts_.size() && !complete_ && shard != nullptr) {
       int64_t below = parts_.empty() ? top_ : parts_.back() - 1;
       auto more = AuthorParts(*shard, author_, below, kFetch);
@@ -138,18 +184,19 @@ class PartList {
   ShardSet& shards_;
   int64_t author_;
   bool archive_;
+  PageTxns* txns_;
   int64_t top_ = 0;
   std::vector<int64_t> parts_;
   bool complete_ = false;
 };
 
 // Ids of an author's outbox (all types when own, else originals and reposts; the
-// archive's rows when archive) within lower < id < upper (upper 0: unbounded), newest
-// first, at most n: partition by partition, from the author's list (parts).
-std::vector<int64_t> ReadOutbox(ShardSet& shards, int64_t author, bool own, bool archive,
-                                PartList& parts, int64_t upper, int64_t lower, int64_t n) {
+// archive's rows when parts is the archive's) within lower < id < upper (upper 0:
+// unbounded), newest first, at most n: partition by partition, from the author's list.
+std::vector<int64_t> ReadOutbox(ShardSet& shards, int64_t author, bool own, PartList& parts,
+                                int64_t upper, int64_t lower, int64_t n) {
   std::vector<int64_t> ids;
-  Shard* file = AuthorShard(shards, author, archive);
+  Shard* file = parts.File();
   if (file == nullptr) return ids;
   Shard& shard = *file;
   int64_t top = PartOf((upper > 0 ? upper : kNoUpper) - 1);
@@ -171,8 +218,8 @@ std::vector<int64_t> ReadOutbox(ShardSet& shards, int64_t author, bool own, bool
 // A followee's newest posts from a server's cache (tables/message_cache.h), read (through
 // the author's partition list, which the request keeps) and kept there on a miss: the
 // newest kPostsKept originals and reposts. nullopt without a cache, or when the author's
-// shard may not use it now. The shard is held (PageTxns): what is read is the page's
-// snapshot.
+// shard may not use it now. A miss holds the shard before it reads (PartList::File), so
+// what is read and kept is the page's snapshot; a hit opens nothing.
 std::optional<MessageCache::AuthorPosts> CachedPosts(ShardSet& shards, MessageCache* cache,
                                                      int64_t author, PartList& parts) {
   if (cache == nullptr) return std::nullopt;
@@ -180,7 +227,7 @@ std::optional<MessageCache::AuthorPosts> CachedPosts(ShardSet& shards, MessageCa
   if (!cache->Usable(shard)) return std::nullopt;
   if (const MessageCache::AuthorPosts* hit = cache->FindPosts(shard.index(), author)) return *hit;
   MessageCache::AuthorPosts posts;
-  posts.ids = ReadOutbox(shards, author, false, false, parts, 0, 0, MessageCache::kPostsKept);
+  posts.ids = ReadOutbox(shards, author, false, parts, 0, 0, MessageCache::kPostsKept);
   posts.complete = static_cast<int64_t>(posts.ids.size()) < MessageCache::kPostsKept;
   cache->PutPosts(shard, author, posts);
   return posts;
@@ -208,10 +255,10 @@ std::optional<std::vector<int64_t>> PostsIn(const MessageCache::AuthorPosts& pos
 // cache: a server's (a followee's live outbox only): its newest posts are then read from
 // memory wherever they cover the window (CachedPosts, looked up once a request).
 Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
-                    bool archive = false, MessageCache* cache = nullptr) {
+                    bool archive = false, MessageCache* cache = nullptr, PageTxns* txns = nullptr) {
   Source s;
   s.partitioned = true;
-  auto parts = std::make_shared<PartList>(shards, author, archive);
+  auto parts = std::make_shared<PartList>(shards, author, archive, txns);
   struct Memo {
     bool looked = false;
     std::optional<MessageCache::AuthorPosts> posts;
@@ -225,8 +272,7 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
     }
     return memo->posts ? &*memo->posts : nullptr;
   };
-  s.read = [&shards, author, own, ceiling, parts, archive, cached](int64_t upper, int64_t lower,
-                                                                   int64_t n) {
+  s.read = [&shards, author, own, ceiling, parts, cached](int64_t upper, int64_t lower, int64_t n) {
     upper = Clamp(upper, ceiling);
     if (const MessageCache::AuthorPosts* posts = cached()) {
       if (std::optional<std::vector<int64_t>> hit = PostsIn(*posts, upper, lower, n)) {
@@ -234,7 +280,7 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
         return std::move(*hit);
       }
     }
-    return ReadOutbox(shards, author, own, archive, *parts, upper, lower, n);
+    return ReadOutbox(shards, author, own, *parts, upper, lower, n);
   };
   s.newest = [ceiling, parts, cached](int64_t upper) -> int64_t {
     upper = Clamp(upper, ceiling);
@@ -366,37 +412,6 @@ Source ListSource(std::vector<int64_t> ids) {
   return s;
 }
 
-// Read transactions held while one page is built: one BEGIN per shard the page reads, so
-// SQLite takes its WAL read lock once per shard instead of once per statement. Released
-// (a read-only COMMIT) before anything writes: NoteActivity's BEGIN IMMEDIATE and the jobs
-// it drains never run inside one.
-// A server's message cache validates each shard right before its transaction opens, and
-// may then keep the rows read inside it (tables/message_cache.h, Hold).
-class PageTxns {
- public:
-  explicit PageTxns(Context& ctx) : cache_(ctx.message_cache()), held_(ctx.shards().count()) {}
-  ~PageTxns() { Release(); }
-  PageTxns(const PageTxns&) = delete;
-  PageTxns& operator=(const PageTxns&) = delete;
-  Shard& Hold(Shard& shard) {
-    auto& txn = held_[shard.index()];
-    if (!txn) {
-      if (cache_ != nullptr) cache_->Hold(shard);
-      txn = std::make_unique<ReadTxn>(shard);
-    }
-    return shard;
-  }
-  void Release() {
-    for (size_t i = 0; i < held_.size(); ++i)
-      if (held_[i] && cache_ != nullptr) cache_->Release(static_cast<int>(i));
-    held_.clear();
-  }
-
- private:
-  MessageCache* cache_;
-  std::vector<std::unique_ptr<ReadTxn>> held_;
-};
-
 // The outboxes of authors (originals and reposts), only below ceiling when it is not 0:
 // per shard, one ScanSource when ScanPays, else an AuthorSource per author.
 void AddAuthors(Context& ctx, PageTxns& txns, std::vector<Source>& sources,
@@ -407,19 +422,21 @@ void AddAuthors(Context& ctx, PageTxns& txns, std::vector<Source>& sources,
   for (int i = 0; i < shards.count(); ++i) {
     auto& group = by_shard[i];
     if (group.empty()) continue;
-    Shard& shard = txns.Hold(shards.At(i));
     auto followees = static_cast<int64_t>(group.size());
     // The users bound only matters when even a shard of only followees would be scanned,
     // and its statement only when the group's own ids (the shard holds those users) do
     // not already make the bound too high: ScanPays only falls as users grow.
     const int64_t known = *std::max_element(group.begin(), group.end()) / shards.count() + 1;
     if (ScanPays(followees, followees, want) && ScanPays(followees, known, want) &&
-        ScanPays(followees, UsersBound(shard, shards.count()), want)) {
-      sources.push_back(ScanSource(shards, shard, std::move(group), ceiling));
+        ScanPays(followees, UsersBound(txns.Hold(shards.At(i)), shards.count()), want)) {
+      sources.push_back(ScanSource(shards, shards.At(i), std::move(group), ceiling));
       continue;
     }
+    // Held only once a statement reads it (PartList): not at all when every author's
+    // posts are in a server's cache and cover the page.
     for (int64_t author : group)
-      sources.push_back(AuthorSource(shards, author, false, ceiling, false, ctx.message_cache()));
+      sources.push_back(
+          AuthorSource(shards, author, false, ceiling, false, ctx.message_cache(), &txns));
   }
 }
 
