@@ -371,9 +371,12 @@ bool ScanPays(int64_t followees, int64_t users, int64_t want) {
   return want * users / followees + 2 * kSeekRows < followees * 2 * kSeekRows;
 }
 
-Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor) {
-  Source s;
-  s.read = [&shards, reader, floor](int64_t upper, int64_t lower, int64_t n) {
+// The reader's inbox from its floor up. newest() reads the `want` newest rows below upper
+// at once and keeps them, and a read() from the same upper takes them from there when they
+// cover its window: a window costs one inbox statement, not one for newest() and another
+// for read().
+Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor, int64_t want) {
+  auto fetch = [&shards, reader, floor](int64_t upper, int64_t lower, int64_t n) {
     std::vector<int64_t> ids;
     for (const auto& r :
          ReadInbox(shards.ForUser(reader), reader, upper, std::max(lower, floor - 1), n)) {
@@ -382,10 +385,33 @@ Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor) {
     }
     return ids;
   };
-  s.newest = [&shards, reader, floor](int64_t upper) -> int64_t {
-    auto rows =
-        ReadInbox(shards.ForUser(reader), reader, upper, std::max<int64_t>(0, floor - 1), 1);
-    return rows.empty() ? 0 : rows[0].msg_id;
+  struct Memo {
+    int64_t upper = -1;        // the newest() call it is from; -1: none yet
+    std::vector<int64_t> ids;  // the newest `want` ids below upper
+    bool complete = false;     // every id below upper, down to the floor
+  };
+  auto memo = std::make_shared<Memo>();
+  Source s;
+  s.read = [fetch, memo](int64_t upper, int64_t lower, int64_t n) {
+    if (memo->upper == upper) {
+      std::vector<int64_t> ids;
+      for (int64_t id : memo->ids) {
+        if (id <= lower || static_cast<int64_t>(ids.size()) >= n) break;
+        ids.push_back(id);
+      }
+      if (static_cast<int64_t>(ids.size()) >= n || memo->complete ||
+          (!memo->ids.empty() && memo->ids.back() <= lower))
+        return ids;
+    }
+    return fetch(upper, lower, n);
+  };
+  s.newest = [fetch, memo, want = std::max<int64_t>(want, 1)](int64_t upper) -> int64_t {
+    if (memo->upper != upper) {
+      memo->ids = fetch(upper, 0, want);
+      memo->complete = static_cast<int64_t>(memo->ids.size()) < want;
+      memo->upper = upper;
+    }
+    return memo->ids.empty() ? 0 : memo->ids[0];
   };
   return s;
 }
@@ -471,7 +497,7 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   std::vector<int64_t> followees;  // ascending
   if (need_followees) followees = Related(own, reader, kFollowing);
   if (feed.HasInbox()) {
-    home.above.push_back(InboxSource(shards, reader, home.floor));
+    home.above.push_back(InboxSource(shards, reader, home.floor, want));
     // What the inbox will hold once the deliveries this server holds back are applied
     // (jobs/context.h, GroupCommit::held_deliveries): read from memory, so that a read
     // through the server that took a post sees it without applying anything.
