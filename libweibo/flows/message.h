@@ -69,6 +69,11 @@ class MessageView {
   // Takes row as known, as if prefetched: a write that has just made the message knows
   // its counters and attributes without reading them back (CreateMessage).
   void Know(PageRow row);
+  // As Know, for a message just committed to shard; a server also keeps the row in its
+  // message cache (tables/message_cache.h), with its author's name, so that the readers
+  // it is pushed to find it there: on the retwis trace the first of a post's readers
+  // otherwise read its row with a statement of its own.
+  void KnowNew(Shard& shard, PageRow row);
   Json Render(int64_t msg_id);
   Json Render(const MsgRow& row);
 

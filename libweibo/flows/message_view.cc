@@ -131,6 +131,18 @@ void MessageView::Know(PageRow row) {
   rows_[id] = std::move(row);
 }
 
+void MessageView::KnowNew(Shard& shard, PageRow row) {
+  MessageCache* cache = ctx_.message_cache();
+  // Put keeps only rows whose attrs are known, read outside a write transaction after
+  // Usable: the commit is this connection's own, which the cache adopts.
+  if (cache != nullptr && row.attrs_known && cache->Usable(shard)) {
+    PageRow kept = row;
+    kept.author_name = UserName(row.msg.user_id);
+    cache->Put(shard, kept);
+  }
+  Know(std::move(row));
+}
+
 std::string MessageView::UserName(int64_t user_id) {
   for (const auto& entry : names_)
     if (entry.first == user_id) return entry.second;

@@ -102,7 +102,7 @@ Json CreateMessage(Context& ctx, Shard& shard, MsgRow row, const Json& attrs) {
     known.counter = CounterRow{};
     known.counter->msg_id = row.id;
     known.attrs_known = attrs.is_null() || attrs.empty();
-    view.Know(std::move(known));
+    view.KnowNew(shard, std::move(known));
   }
   return view.Render(row);
 }

@@ -526,3 +526,50 @@ TEST_CASE("message cache: pulled authors' cached posts give the pages of a proce
 
 }  // namespace
 }  // namespace weibo
+
+namespace weibo {
+namespace {
+
+// A message a server has just made is in its cache with the row a read would find: its
+// poster's own posts then read no page row (GetPageRows' json_each), and are the page a
+// process without the cache reads. A message with attrs is not kept (its body is read as
+// stored), and is read.
+TEST_CASE("message cache: a server keeps the row of a message it has just made") {
+  test::Cluster c(test::ClusterOptions{4, "hybrid", 3});
+  for (int u = 1; u <= 3; ++u) c.AddUser("u" + std::to_string(u));
+  EmbeddedOptions eo = test::ServerOptions(c.dir());
+  eo.message_cache = 64;
+  eo.explain = true;
+  auto server = OpenEmbedded(eo);
+  auto page_rows = [&](int64_t user) {
+    const Request page{"timeline", {{"user", user}, {"posts", true}}};
+    server->Explain();  // what came before
+    auto hot = server->Execute(page);
+    REQUIRE(hot.ok());
+    int64_t statements = 0;
+    for (const std::string& line : server->Explain())
+      if (line.find("json_each") != std::string::npos) ++statements;
+    auto cold = OpenEmbedded(Plain(c.dir()))->Execute(page);
+    REQUIRE(cold.ok());
+    CHECK(hot.value().dump() == cold.value().dump());
+    return statements;
+  };
+  auto made = server->Execute(Request{"post", {{"user", 1}, {"content", "first"}}});
+  REQUIRE(made.ok());
+  CHECK(page_rows(1) == 0);
+  auto repost =
+      server->Execute(Request{"repost", {{"user", 2}, {"msg", test::IdOf(made.value())}}});
+  REQUIRE(repost.ok());
+  // The repost's row is kept; its root's was forgotten, as the repost counts on it (a
+  // pending delta): one statement, on the root's shard.
+  CHECK(page_rows(2) == 1);
+  REQUIRE(server
+              ->Execute(Request{
+                  "post",
+                  {{"user", 3}, {"content", "with attrs"}, {"attrs", Json::array({"topic=t"})}}})
+              .ok());
+  CHECK(page_rows(3) == 1);
+}
+
+}  // namespace
+}  // namespace weibo
