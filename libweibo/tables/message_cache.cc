@@ -173,7 +173,7 @@ const MessageCache::AuthorPosts* MessageCache::FindPosts(int shard, int64_t auth
 
 void MessageCache::PutPosts(Shard& shard, int64_t author, AuthorPosts posts) {
   if (capacity_ == 0 || !watch_.Watches(shard) || !InValidatedView(shard)) return;
-  if (posts_.size() >= capacity_ / 16 + 1) posts_.clear();
+  if (posts_.size() >= capacity_ / 4 + 1) posts_.clear();
   PostsEntry& e = posts_[author];
   e.posts = std::move(posts);
   e.generation = watch_.generation(shard.index());

@@ -352,15 +352,16 @@ TEST_CASE("message cache: an author's cached posts go with any change of the aut
   RawDb raw(shard->path());  // another process
   raw.Exec("INSERT INTO job_applied(job_id, applied) VALUES (2, 1)");
   REQUIRE_FALSE(kept(7));
-  // Bounded: capacity / 16 + 1 authors, then the map starts again.
+  // Bounded: capacity / 4 + 1 authors, then the map starts again.
   MessageCache small(16);
   REQUIRE(small.Usable(*shard));
-  small.PutPosts(*shard, 1, MessageCache::AuthorPosts{{5}, true});
-  REQUIRE(small.FindPosts(0, 1) != nullptr);
-  small.PutPosts(*shard, 2, MessageCache::AuthorPosts{{6}, true});
-  small.PutPosts(*shard, 3, MessageCache::AuthorPosts{{7}, true});
+  for (int64_t author = 1; author <= 5; ++author)
+    small.PutPosts(*shard, author, MessageCache::AuthorPosts{{author + 4}, true});
+  for (int64_t author = 1; author <= 5; ++author) REQUIRE(small.FindPosts(0, author) != nullptr);
+  small.PutPosts(*shard, 6, MessageCache::AuthorPosts{{10}, true});
   REQUIRE(small.FindPosts(0, 1) == nullptr);
-  REQUIRE(small.FindPosts(0, 3) != nullptr);
+  REQUIRE(small.FindPosts(0, 5) == nullptr);
+  REQUIRE(small.FindPosts(0, 6) != nullptr);
 }
 
 // End to end: a server with a small message cache (evicting) against a process without
