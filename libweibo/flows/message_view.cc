@@ -135,10 +135,13 @@ void MessageView::KnowNew(Shard& shard, PageRow row) {
   MessageCache* cache = ctx_.message_cache();
   // Put keeps only rows whose attrs are known, read outside a write transaction after
   // Usable: the commit is this connection's own, which the cache adopts.
-  if (cache != nullptr && row.attrs_known && cache->Usable(shard)) {
-    PageRow kept = row;
-    kept.author_name = UserName(row.msg.user_id);
-    cache->Put(shard, kept);
+  if (cache != nullptr && cache->Usable(shard)) {
+    cache->Posted(shard, row.msg);  // the author's newest posts, with this one in front
+    if (row.attrs_known) {
+      PageRow kept = row;
+      kept.author_name = UserName(row.msg.user_id);
+      cache->Put(shard, kept);
+    }
   }
   Know(std::move(row));
 }

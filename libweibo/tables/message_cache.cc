@@ -28,7 +28,7 @@ MessageCache::~MessageCache() {
     if (shard != nullptr) shard->RemoveRowListener(this);
 }
 
-void MessageCache::OnChange(void* arg, int, const char* table, int64_t rowid) {
+void MessageCache::OnChange(void* arg, int op, const char* table, int64_t rowid) {
   auto* cache = static_cast<MessageCache*>(arg);
   if (std::strcmp(table, "msg_info") == 0 || std::strcmp(table, "msg_counter") == 0) {
     cache->Forget(rowid);
@@ -39,11 +39,25 @@ void MessageCache::OnChange(void* arg, int, const char* table, int64_t rowid) {
     // Only an entity write reaches here, and those are rare (--attr).
     ++cache->epoch_;
   } else if (std::strcmp(table, "author_feed") == 0) {
-    // Keyed by the author (tables/author_feed.cc), 0 for every author of the shard.
-    if (rowid == 0)
+    // Keyed by the author (tables/author_feed.cc), 0 for every author of the shard. An
+    // insert sets the author's entry aside for Posted; anything else forgets it.
+    if (rowid == 0) {
       cache->posts_.clear();
-    else
+      cache->set_aside_.clear();
+    } else if (op == SQLITE_INSERT) {
+      auto it = cache->posts_.find(rowid);
+      auto aside = cache->set_aside_.find(rowid);
+      if (aside != cache->set_aside_.end()) {
+        ++aside->second.inserts;
+      } else if (it != cache->posts_.end()) {
+        if (cache->set_aside_.size() >= kSetAside) cache->set_aside_.clear();
+        cache->set_aside_[rowid] = SetAside{std::move(it->second), 1};
+      }
+      if (it != cache->posts_.end()) cache->posts_.erase(it);
+    } else {
       cache->posts_.erase(rowid);
+      cache->set_aside_.erase(rowid);
+    }
   }
 }
 
@@ -178,6 +192,28 @@ void MessageCache::PutPosts(Shard& shard, int64_t author, AuthorPosts posts) {
   e.posts = std::move(posts);
   e.generation = watch_.generation(shard.index());
   e.shard = shard.index();
+}
+
+void MessageCache::Posted(Shard& shard, const MsgRow& row) {
+  auto it = set_aside_.find(row.user_id);
+  if (it == set_aside_.end()) return;
+  SetAside aside = std::move(it->second);
+  set_aside_.erase(it);
+  PostsEntry& e = aside.entry;
+  if (aside.inserts != 1 || !InValidatedView(shard) || e.shard != shard.index() ||
+      e.generation != watch_.generation(shard.index()))
+    return;
+  if (row.type != kComment) {
+    std::vector<int64_t>& ids = e.posts.ids;
+    if (!ids.empty() && row.id <= ids.front()) return;  // not the newest: read it again
+    ids.insert(ids.begin(), row.id);
+    if (static_cast<int64_t>(ids.size()) > kPostsKept) {
+      ids.pop_back();
+      e.posts.complete = false;
+    }
+  }
+  if (posts_.size() >= capacity_ / 4 + 1) posts_.clear();
+  posts_[row.user_id] = std::move(e);
 }
 
 void MessageCache::Forget(int64_t msg_id) {

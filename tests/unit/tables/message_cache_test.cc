@@ -572,5 +572,57 @@ TEST_CASE("message cache: a server keeps the row of a message it has just made")
   CHECK(page_rows(3) == 1);
 }
 
+// A followee's post through the server keeps the followee's cached posts, with the post in
+// front: the next read of a reader who pulls it reads no outbox (no author_part statement:
+// in hybrid the reader's own posts are in its inbox), and equals a process without the cache. So
+// does a comment (not one of the posts). A post through another process is read again.
+TEST_CASE("message cache: a server's post keeps its author's cached posts, new one first") {
+  test::Cluster c(test::ClusterOptions{4, "hybrid", 3});
+  c.EditConfig([](Json& j) { j["celebrity_threshold"] = 1; });
+  for (int u = 1; u <= 3; ++u) c.AddUser("u" + std::to_string(u));
+  c.Follow(2, 1);  // 1: a celebrity, pulled by 2
+  c.Follow(3, 1);
+  EmbeddedOptions eo = test::ServerOptions(c.dir());
+  eo.message_cache = 64;
+  eo.explain = true;
+  auto server = OpenEmbedded(eo);
+  auto make = [&](Executor& by, const std::string& op, Json args) {
+    auto r = by.Execute(Request{op, args});
+    REQUIRE(r.ok());
+    return r.value();
+  };
+  const Json first = make(*server, "post", {{"user", 1}, {"content", "one"}});
+  // Outbox statements of one read of 2's home, and the page against a process without the
+  // cache.
+  auto outbox_reads = [&] {
+    server->Explain();
+    auto hot = server->Execute(Request{"timeline", {{"user", 2}}});
+    REQUIRE(hot.ok());
+    int64_t statements = 0;
+    for (const std::string& line : server->Explain())
+      if (line.find("FROM author_part") != std::string::npos) ++statements;
+    server->Idle();
+    auto cold = OpenEmbedded(Plain(c.dir()))->Execute(Request{"timeline", {{"user", 2}}});
+    REQUIRE(cold.ok());
+    CHECK(hot.value().dump() == cold.value().dump());
+    return std::make_pair(statements, hot.value());
+  };
+  CHECK(outbox_reads().first == 1);  // 1's, read and kept
+  CHECK(outbox_reads().first == 0);  // from the cache
+  const Json second = make(*server, "post", {{"user", 1}, {"content", "two"}});
+  auto [statements, page] = outbox_reads();
+  CHECK(statements == 0);
+  REQUIRE(page.size() == 2);
+  CHECK(test::IdOf(page[0]) == test::IdOf(second));
+  make(*server, "comment", {{"user", 1}, {"msg", test::IdOf(first)}, {"content", "c"}});
+  CHECK(outbox_reads().first == 0);
+  auto other = OpenEmbedded(Plain(c.dir()));
+  const Json third = make(*other, "post", {{"user", 1}, {"content", "three"}});
+  std::tie(statements, page) = outbox_reads();
+  CHECK(statements == 1);  // another process's commit: read again
+  REQUIRE(page.size() == 3);
+  CHECK(test::IdOf(page[0]) == test::IdOf(third));
+}
+
 }  // namespace
 }  // namespace weibo
