@@ -49,7 +49,9 @@
 // shard (MessageView::Prefetch, tables/msg_page.h): row, counters and author name together.
 // A server's message cache (tables/message_cache.h) keeps the rows of messages shown
 // recently, and each pulled followee's newest posts (CachedPosts): a window those cover is
-// merged from memory, with no statement on the author's shard.
+// merged from memory, with no statement on the author's shard. It also keeps each reader's
+// followees and active_on (HomeSources), so a read whose lists have not changed reads
+// neither.
 //
 // What a home read owes is read inside the reader's shard's read transaction (Owed): the
 // red dot's mark when the first page shows something newer than it, and activity at most
@@ -494,8 +496,17 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   want_below = want_below && home.floor > 0;
   // Followees matter only below the floor in push.
   const bool need_followees = !feed.FolloweesOnlyBelowFloor() || want_below;
-  std::vector<int64_t> followees;  // ascending
-  if (need_followees) followees = Related(own, reader, kFollowing);
+  // A server keeps the reader's followees and active_on (tables/message_cache.h): read here
+  // only on a miss, and kept then.
+  MessageCache* cache = ctx.message_cache();
+  const bool cached = need_followees && cache != nullptr && cache->Usable(own);
+  const MessageCache::ReaderLists* kept = cached ? cache->FindLists(own.index(), reader) : nullptr;
+  MessageCache::ReaderLists lists;
+  if (kept != nullptr)
+    lists = *kept;
+  else if (need_followees)
+    lists.followees = Related(own, reader, kFollowing);
+  std::vector<int64_t>& followees = lists.followees;  // ascending
   if (feed.HasInbox()) {
     home.above.push_back(InboxSource(shards, reader, home.floor, want));
     // What the inbox will hold once the deliveries this server holds back are applied
@@ -517,15 +528,17 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
     // followee is pulled. active_on never names a pulled author (an author is taken off its
     // readers' active_on when it reaches the celebrity threshold: flows/active.cc,
     // BecomePulled), so no author's row is read here. Both lists ascend: one merge.
-    const std::vector<int64_t> active = ActiveAuthors(own, reader);
+    if (kept == nullptr) lists.active = ActiveAuthors(own, reader);
+    const std::vector<int64_t>& active = lists.active;
     auto listed = active.begin();
     for (int64_t author : followees) {
       while (listed != active.end() && *listed < author) ++listed;
       (listed != active.end() && *listed == author ? pushed : pulled).push_back(author);
     }
   } else {
-    (pull_all ? pulled : pushed) = std::move(followees);
+    (pull_all ? pulled : pushed) = followees;
   }
+  if (cached && kept == nullptr) cache->PutLists(own, reader, std::move(lists));
   home.pulled = static_cast<int64_t>(pulled.size());
   AddAuthors(ctx, txns, home.above, pulled, 0, want);
   if (want_below) AddAuthors(ctx, txns, home.below, pushed, home.floor, want);

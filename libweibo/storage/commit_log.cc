@@ -57,6 +57,10 @@ bool CommitInterest::Touches(const std::string& table) const {
   return std::find(tables.begin(), tables.end(), table) != tables.end();
 }
 
+bool CommitInterest::Keyed(const std::string& table) const {
+  return std::find(keyed.begin(), keyed.end(), table) != keyed.end();
+}
+
 std::shared_ptr<CommitLog> CommitLog::For(const std::string& path) {
   // Two connections name one file by one key: its real path where it has one.
   std::string key = path;
@@ -86,7 +90,7 @@ void CommitLog::Add(Commit commit) {
 }
 
 bool CommitLog::Covers(const WalHeader& from, const WalHeader& to, const sqlite3* connection,
-                       const CommitInterest* interest) const {
+                       const CommitInterest* interest, std::vector<int64_t>* stale) const {
   std::lock_guard<std::mutex> lock(mu_);
   WalHeader at = from;
   // Each step is one commit later than the last (its change counter one more), so the
@@ -101,8 +105,12 @@ bool CommitLog::Covers(const WalHeader& from, const WalHeader& to, const sqlite3
     if (next == nullptr) return false;  // a commit not made here: another process's
     if (next->connection != connection) {
       if (interest == nullptr) return false;
-      for (const std::string& change : next->changes)
-        if (interest->Touches(change)) return false;
+      for (const std::string& change : next->changes) {
+        if (!interest->Touches(change)) continue;
+        if (stale == nullptr || !interest->Keyed(change) || !next->keys_complete) return false;
+        for (const auto& [name, key] : next->keys)
+          if (name == change) stale->push_back(key);
+      }
     }
     at = next->after;
   }

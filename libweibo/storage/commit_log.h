@@ -29,6 +29,10 @@
 //     tables only, and they learn their own connection's changes from the same hook), and
 //     names the code adds with Shard::NoteChange for what the hook cannot tell (a counter
 //     delta among the outbox's jobs: tables/outbox.cc).
+//   * keys: what Shard::NoteRowChange named with each such name (the reader of an active_on
+//     row, the author of an author_feed row), up to 4096 a transaction. A watch whose
+//     interest calls a table keyed (every change of it is named so) adopts a commit that
+//     changed it, and its watcher forgets the copies of those keys only.
 //     A transaction that rolls back records nothing.
 // A header read is taken as SQLite's readers take it: both copies, equal, or none.
 //
@@ -65,9 +69,15 @@ bool ReadWalHeader(sqlite3* db, WalHeader* out);
 // Which commits of other connections a watch may adopt: one that changed none of these
 // tables. Each name is a table the update hook saw a row of change, or a name given to
 // Shard::NoteChange.
+// keyed: those of the tables whose every change is named with Shard::NoteRowChange and its
+// key (a WITHOUT ROWID table the update hook never reports, written by functions that say
+// so): a commit that changed them is adopted all the same, and the keys it named are
+// handed to the watcher, which forgets those copies only.
 struct CommitInterest {
   std::vector<std::string> tables;
+  std::vector<std::string> keyed;
   bool Touches(const std::string& table) const;
+  bool Keyed(const std::string& table) const;
 };
 
 class CommitLog {
@@ -81,13 +91,18 @@ class CommitLog {
     WalHeader before, after;
     const sqlite3* connection = nullptr;
     std::vector<std::string> changes;  // the tables it changed
+    // The keys Shard::NoteRowChange named, with their names; all of them when keys_complete.
+    std::vector<std::pair<std::string, int64_t>> keys;
+    bool keys_complete = true;
   };
   void Add(Commit commit);
 
   // Whether the file went from `from` to `to` by commits in the log only, each one made on
-  // `connection` or (interest not null) changing none of interest's tables.
+  // `connection` or (interest not null) changing none of interest's tables, but for its
+  // keyed ones when stale is given: their keys in those commits are added to *stale (which
+  // means nothing when the answer is false).
   bool Covers(const WalHeader& from, const WalHeader& to, const sqlite3* connection,
-              const CommitInterest* interest) const;
+              const CommitInterest* interest, std::vector<int64_t>* stale = nullptr) const;
 
  private:
   mutable std::mutex mu_;

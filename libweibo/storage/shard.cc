@@ -378,6 +378,10 @@ void Shard::NoteChange(const char* what) { NoteTable(what); }
 
 void Shard::NoteRowChange(int op, const char* table, int64_t key) {
   NoteTable(table);
+  if (txn_keys_.size() < kKeys)
+    txn_keys_.emplace_back(table, key);
+  else
+    txn_keys_full_ = true;
   for (const auto& [fn, arg] : row_listeners_) fn(arg, op, table, key);
 }
 
@@ -388,12 +392,18 @@ int Shard::OnCommit(void* self) {
   shard->pending_ = ReadWalHeader(shard->db_, &shard->pending_before_);
   shard->pending_changes_.swap(shard->txn_changes_);
   shard->txn_changes_.clear();
+  shard->pending_keys_.swap(shard->txn_keys_);
+  shard->txn_keys_.clear();
+  shard->pending_keys_full_ = shard->txn_keys_full_;
+  shard->txn_keys_full_ = false;
   return 0;  // go on with the commit
 }
 
 void Shard::OnRollback(void* self) {
   auto* shard = static_cast<Shard*>(self);
   shard->txn_changes_.clear();
+  shard->txn_keys_.clear();
+  shard->txn_keys_full_ = false;
   shard->pending_ = false;
 }
 
@@ -412,6 +422,9 @@ void Shard::OnWalCommit(int frames) {
   commit.connection = db_;
   commit.changes = std::move(pending_changes_);
   pending_changes_.clear();
+  commit.keys = std::move(pending_keys_);
+  pending_keys_.clear();
+  commit.keys_complete = !pending_keys_full_;
   commit_log_->Add(std::move(commit));
 }
 

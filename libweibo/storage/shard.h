@@ -173,6 +173,11 @@ class Shard {
   WalHeader pending_before_;  // the header at the commit hook
   bool pending_ = false;      // a commit hook ran and its WAL hook has not
   std::vector<std::string> pending_changes_;
+  // The keys NoteRowChange named in the open write transaction, and at the commit hook; at
+  // most kKeys (past that, txn_keys_full_: the commit names none).
+  static constexpr size_t kKeys = 4096;
+  std::vector<std::pair<std::string, int64_t>> txn_keys_, pending_keys_;
+  bool txn_keys_full_ = false, pending_keys_full_ = false;
 
   int index_;
   std::string label_ = "shard";

@@ -4,7 +4,7 @@
 
 namespace weibo {
 
-bool ShardWatch::Validate(Shard& shard) {
+bool ShardWatch::Validate(Shard& shard, std::vector<int64_t>* stale) {
   const size_t i = static_cast<size_t>(shard.index());
   if (i >= watched_.size()) watched_.resize(i + 1);
   Watched& w = watched_[i];
@@ -21,12 +21,13 @@ bool ShardWatch::Validate(Shard& shard) {
   if (have_header && w.header_known) {
     if (header == w.wal_header) return fresh;  // nothing committed since
     if (shard.commit_log() != nullptr &&
-        shard.commit_log()->Covers(w.wal_header, header, shard.db(), interest_)) {
+        shard.commit_log()->Covers(w.wal_header, header, shard.db(), interest_, stale)) {
       w.wal_header = header;  // only this process's commits, none that stales a copy
       ++adopted_;
       return fresh;
     }
   }
+  if (stale != nullptr) stale->clear();
   w.header_known = have_header;
   if (have_header) w.wal_header = header;
   int64_t version = shard.Query("PRAGMA data_version").IntOr(-1);

@@ -47,7 +47,9 @@ class ShardWatch {
   // true in that second case, the first time a connection is seen: a caller that hooks the
   // connection (sqlite3_update_hook) does it then. Call it before using a shard's copies
   // in each request.
-  bool Validate(Shard& shard);
+  // stale (with an interest that has keyed tables): the keys of their changes in the
+  // commits adopted, whose copies the caller forgets; left empty when the generation moves.
+  bool Validate(Shard& shard, std::vector<int64_t>* stale = nullptr);
   // Whether Validate has seen shard's connection as it is now: copies read on a connection
   // not watched could not be dropped when it changes, so none may be stored.
   bool Watches(Shard& shard) const;

@@ -1,5 +1,7 @@
 #include "tables/active_fan.h"
 
+#include <sqlite3.h>
+
 #include "storage/shard.h"
 
 namespace weibo {
@@ -62,6 +64,7 @@ std::vector<ActiveEntry> TakeActiveFans(Shard& shard, int64_t author) {
 }
 
 void SetActiveOn(Shard& shard, int64_t user, int64_t author, int64_t since) {
+  shard.NoteRowChange(SQLITE_INSERT, kActiveOnChange, user);
   shard
       .Query(
           "INSERT INTO active_on(user_id, author_id, since) VALUES (?1, ?2, ?3) "
@@ -71,6 +74,7 @@ void SetActiveOn(Shard& shard, int64_t user, int64_t author, int64_t since) {
 }
 
 void DropActiveOn(Shard& shard, int64_t user, int64_t author, int64_t upto) {
+  shard.NoteRowChange(SQLITE_DELETE, kActiveOnChange, user);
   shard
       .Query(
           "DELETE FROM active_on WHERE user_id = ?1 AND author_id = ?2 "

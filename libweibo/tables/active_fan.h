@@ -41,6 +41,10 @@ std::vector<int64_t> ActiveFans(Shard& shard, int64_t author);
 // Empties author's list and returns what it held.
 std::vector<ActiveEntry> TakeActiveFans(Shard& shard, int64_t author);
 
+// What SetActiveOn and DropActiveOn tell the shard's row listeners and commit log, keyed by
+// the user: a server's cache of readers' lists (tables/message_cache.h). active_on is
+// WITHOUT ROWID, which SQLite's update hook never reports.
+constexpr char kActiveOnChange[] = "active_on";
 void SetActiveOn(Shard& shard, int64_t user, int64_t author, int64_t since);
 // Removes the row unless it records a join newer than upto (0: whatever it records).
 void DropActiveOn(Shard& shard, int64_t user, int64_t author, int64_t upto);

@@ -15,7 +15,7 @@ namespace {
 // A live counter is its msg_counter row and the deltas pending in the outbox: a commit of
 // another of the process's connections that changed neither leaves every entry good
 // (storage/commit_log.h).
-const CommitInterest kInterest{{"msg_counter", kCounterDeltaKind}};
+const CommitInterest kInterest{{"msg_counter", kCounterDeltaKind}, {}};
 
 }  // namespace
 

@@ -5,8 +5,10 @@
 #include <cstring>
 
 #include "storage/shard.h"
+#include "tables/active_fan.h"
 #include "tables/outbox.h"
 #include "tables/user_info.h"
+#include "tables/user_relation.h"
 
 namespace weibo {
 
@@ -17,11 +19,17 @@ namespace {
 // connections that changed none of them (the background applier's inbox rows and jobs)
 // leaves every entry good (storage/commit_log.h).
 const CommitInterest kInterest{
-    {"msg_info", "msg_counter", kUserNameChange, "entities", kCounterDeltaKind, "author_feed"}};
+    {"msg_info", "msg_counter", kUserNameChange, "entities", kCounterDeltaKind, "author_feed"}, {}};
+
+// What a reader's lists are read from. Both tables are keyed (their writers name the
+// reader): the background applier's joins and evictions forget only those readers' lists.
+const CommitInterest kListsInterest{{kFollowingChange, kActiveOnChange},
+                                    {kFollowingChange, kActiveOnChange}};
 
 }  // namespace
 
-MessageCache::MessageCache(size_t capacity) : capacity_(capacity), watch_(&kInterest) {}
+MessageCache::MessageCache(size_t capacity)
+    : capacity_(capacity), watch_(&kInterest), lists_watch_(&kListsInterest) {}
 
 MessageCache::~MessageCache() {
   for (Shard* shard : watch_.shards())
@@ -38,6 +46,9 @@ void MessageCache::OnChange(void* arg, int op, const char* table, int64_t rowid)
     // The rowid is the entity's own (added_id), not its message's: every entry is stale.
     // Only an entity write reaches here, and those are rare (--attr).
     ++cache->epoch_;
+  } else if (std::strcmp(table, kFollowingChange) == 0 ||
+             std::strcmp(table, kActiveOnChange) == 0) {
+    cache->lists_.erase(rowid);  // keyed by the reader
   } else if (std::strcmp(table, "author_feed") == 0) {
     // Keyed by the author (tables/author_feed.cc), 0 for every author of the shard. An
     // insert sets the author's entry aside for Posted; anything else forgets it.
@@ -65,6 +76,9 @@ void MessageCache::Validate(Shard& shard) {
   // A connection seen for the first time gets the listener that catches this process's
   // own changes; the watch catches everyone else's.
   if (watch_.Validate(shard)) shard.AddRowListener(&MessageCache::OnChange, this);
+  std::vector<int64_t> stale;  // readers whose lists another connection of ours changed
+  lists_watch_.Validate(shard, &stale);
+  for (int64_t reader : stale) lists_.erase(reader);
 }
 
 void MessageCache::Hold(Shard& shard) {
@@ -214,6 +228,24 @@ void MessageCache::Posted(Shard& shard, const MsgRow& row) {
   }
   if (posts_.size() >= capacity_ / 4 + 1) posts_.clear();
   posts_[row.user_id] = std::move(e);
+}
+
+const MessageCache::ReaderLists* MessageCache::FindLists(int shard, int64_t reader) {
+  auto it = lists_.find(reader);
+  if (it == lists_.end()) return nullptr;
+  if (it->second.shard == shard && it->second.generation == lists_watch_.generation(shard))
+    return &it->second.lists;
+  lists_.erase(it);
+  return nullptr;
+}
+
+void MessageCache::PutLists(Shard& shard, int64_t reader, ReaderLists lists) {
+  if (capacity_ == 0 || !lists_watch_.Watches(shard) || !InValidatedView(shard)) return;
+  if (lists_.size() >= capacity_ / 4 + 1) lists_.clear();
+  ListsEntry& e = lists_[reader];
+  e.lists = std::move(lists);
+  e.generation = lists_watch_.generation(shard.index());
+  e.shard = shard.index();
 }
 
 void MessageCache::Forget(int64_t msg_id) {

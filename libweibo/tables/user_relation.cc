@@ -1,5 +1,7 @@
 #include "tables/user_relation.h"
 
+#include <sqlite3.h>
+
 #include "storage/shard.h"
 #include "tables/author_feed.h"
 
@@ -56,6 +58,7 @@ std::vector<int64_t> FollowersBetween(Shard& shard, int64_t followee, int64_t lo
 }
 
 bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t time) {
+  if (type == kFollowing) shard.NoteRowChange(SQLITE_INSERT, kFollowingChange, user);
   return shard
              .Query(
                  "INSERT OR IGNORE INTO user_relation(user_id, follow_id, type, time) "
@@ -65,6 +68,7 @@ bool InsertRelation(Shard& shard, int64_t user, int64_t other, int type, int64_t
 }
 
 bool DeleteRelation(Shard& shard, int64_t user, int64_t other, int type) {
+  if (type == kFollowing) shard.NoteRowChange(SQLITE_DELETE, kFollowingChange, user);
   return shard
              .Query(ByType(
                  type, "DELETE FROM user_relation WHERE user_id = ? AND type = 0 AND follow_id = ?",

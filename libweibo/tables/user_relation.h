@@ -17,6 +17,11 @@ class Shard;
 
 constexpr int kFan = 0;
 constexpr int kFollowing = 1;
+// What InsertRelation and DeleteRelation tell the shard's row listeners and commit log for a
+// change of a user's followees (type kFollowing), keyed by the user: a server's cache of
+// readers' lists (tables/message_cache.h). user_relation is WITHOUT ROWID, which SQLite's
+// update hook never reports.
+constexpr char kFollowingChange[] = "user_relation.following";
 
 bool HasRelation(Shard& shard, int64_t user, int64_t other, int type);
 // True when the row was inserted (false: it was already there).

@@ -4,13 +4,16 @@
 // and the pulled authors' newest posts it keeps, the same ways.
 #include "tables/message_cache.h"
 
+#include <functional>
 #include <map>
 
 #include "storage/shard.h"
+#include "tables/active_fan.h"
 #include "tables/author_feed.h"
 #include "tables/msg_page.h"
 #include "tables/outbox.h"
 #include "tables/user_info.h"
+#include "tables/user_relation.h"
 #include "test_support.h"
 
 namespace weibo {
@@ -293,6 +296,61 @@ TEST_CASE("message cache: this process's other connections drop entries only for
   commit(*shard, "INSERT INTO job_applied(job_id, applied) VALUES (10, 1)");
   raw.Exec("INSERT INTO job_applied(job_id, applied) VALUES (11, 1)");
   REQUIRE_FALSE(kept());
+}
+
+// Readers' lists: this connection's follows and active_on changes forget the reader's entry
+// (the row listener); this process's other connections' (the background applier's) commits
+// are adopted with the readers they name (the commit log's keys), and forget those readers
+// only; page rows are not dropped by them; another process's commit drops every list.
+TEST_CASE("message cache: readers' lists go by reader, for this process's connections") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  Shard other(0, shard->path(), false, nullptr);
+  MessageCache cache(16);
+  auto lists = [&](int64_t reader) {
+    REQUIRE(cache.Usable(*shard));
+    return cache.FindLists(0, reader) != nullptr;
+  };
+  auto put = [&](int64_t reader) {
+    REQUIRE(cache.Usable(*shard));
+    cache.PutLists(*shard, reader, MessageCache::ReaderLists{{2, 3}, {3}});
+    REQUIRE(lists(reader));
+  };
+  auto in = [](Shard& s, const std::function<void()>& write) {
+    WriteTxn txn(s);
+    write();
+    txn.Commit();
+  };
+  REQUIRE(cache.Usable(*shard));
+  cache.Put(*shard, Row(1, 7, "row"));
+  for (int64_t reader : {4, 8, 12}) put(reader);
+  in(other, [&] { SetActiveOn(other, 4, 3, 1); });  // the applier's join
+  CHECK_FALSE(lists(4));
+  CHECK(lists(8));
+  CHECK(lists(12));
+  CHECK(cache.Find(0, 1) != nullptr);  // page rows stay
+  put(4);
+  in(other, [&] {
+    DropActiveOn(other, 8, 3, 0);
+    InsertRelation(other, 12, 5, kFollowing, 1);
+    InsertRelation(other, 4, 5, kFan, 1);  // 4's fans: not its lists
+  });
+  CHECK(lists(4));
+  CHECK_FALSE(lists(8));
+  CHECK_FALSE(lists(12));
+  put(8);
+  put(12);
+  in(*shard, [&] { DeleteRelation(*shard, 8, 2, kFollowing); });  // this connection's own
+  CHECK_FALSE(lists(8));
+  CHECK(lists(12));
+  in(other, [&] {  // more keys than a commit names: every list goes
+    for (int64_t author = 100; author < 100 + 4100; ++author) SetActiveOn(other, 40, author, 1);
+  });
+  CHECK_FALSE(lists(4));
+  CHECK_FALSE(lists(12));
+  put(4);
+  RawDb(shard->path()).Exec("INSERT INTO job_applied(job_id, applied) VALUES (1, 1)");
+  CHECK_FALSE(lists(4));  // another process: the shard's lists all go
 }
 
 // The authors' newest posts: forgotten by this connection's author_feed writes (which the
@@ -622,6 +680,58 @@ TEST_CASE("message cache: a server's post keeps its author's cached posts, new o
   CHECK(statements == 1);  // another process's commit: read again
   REQUIRE(page.size() == 3);
   CHECK(test::IdOf(page[0]) == test::IdOf(third));
+}
+
+// A reader's cached lists (followees, active_on) go when they change: a follow and an
+// eviction from an author's active list, made through the server itself, through another
+// process, or by a server's background applier. Evicted, the reader must pull the author:
+// a read from stale lists would look for the author's next post in the inbox, where it
+// never arrives.
+TEST_CASE("message cache: a reader's cached lists go when its followees or active lists change") {
+  for (const char* by : {"server", "other process", "background applier"}) {
+    DYNAMIC_SECTION(by) {
+      const std::string how = by;
+      test::Cluster c(test::ClusterOptions{4, "hybrid", 3});
+      c.EditConfig([](Json& j) { j["active_list"] = 1; });
+      const int64_t star = c.AddUser("star"), a = c.AddUser("a"), b = c.AddUser("b"),
+                    d = c.AddUser("d");
+      for (int64_t reader : {a, b}) c.TimelineIds(reader);  // readers: a follow lists them
+      c.Follow(a, star);                                    // a on star's list (length 1)
+      EmbeddedOptions eo = test::ServerOptions(c.dir());
+      eo.message_cache = 64;
+      eo.background_applies = how == "background applier";
+      auto server = OpenEmbedded(eo);
+      auto other = OpenEmbedded(Plain(c.dir()));
+      Executor& writer = how == "other process" ? *other : *server;
+      auto same = [&](int64_t reader) {
+        auto hot = server->Execute(Request{"timeline", {{"user", reader}}});
+        REQUIRE(hot.ok());
+        server->Idle();
+        auto cold = OpenEmbedded(Plain(c.dir()))->Execute(Request{"timeline", {{"user", reader}}});
+        REQUIRE(cold.ok());
+        REQUIRE(hot.value().dump() == cold.value().dump());
+        return hot.value();
+      };
+      REQUIRE(writer.Execute(Request{"post", {{"user", star}, {"content", "one"}}}).ok());
+      server->Idle();
+      REQUIRE(same(a).size() == 1);  // a's lists kept: star followed and active
+      REQUIRE(writer.Execute(Request{"follow", {{"user", a}, {"target", d}}}).ok());
+      REQUIRE(writer.Execute(Request{"post", {{"user", d}, {"content", "d's"}}}).ok());
+      server->Idle();
+      REQUIRE(same(a).size() == 2);  // the new followee's post
+      // b follows star and takes the list's one place: a is evicted (active_on dropped).
+      REQUIRE(writer.Execute(Request{"follow", {{"user", b}, {"target", star}}}).ok());
+      server->Idle();
+      REQUIRE(test::RawDb(c.ShardPath(static_cast<int>(a % 4)))
+                  .Int("SELECT count(*) FROM active_on WHERE user_id = " + std::to_string(a) +
+                       " AND author_id = " + std::to_string(star)) == 0);
+      REQUIRE(writer.Execute(Request{"post", {{"user", star}, {"content", "two"}}}).ok());
+      server->Idle();
+      const Json page = same(a);
+      REQUIRE(page.size() == 3);
+      CHECK(page[0].at("content") == "two");  // pulled
+    }
+  }
 }
 
 }  // namespace
