@@ -500,7 +500,7 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   // only on a miss, and kept then.
   MessageCache* cache = ctx.message_cache();
   const bool cached = need_followees && cache != nullptr && cache->Usable(own);
-  const MessageCache::ReaderLists* kept = cached ? cache->FindLists(own.index(), reader) : nullptr;
+  const MessageCache::ReaderLists* kept = cached ? cache->FindLists(own, reader) : nullptr;
   MessageCache::ReaderLists lists;
   if (kept != nullptr)
     lists = *kept;

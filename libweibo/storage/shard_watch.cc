@@ -39,6 +39,14 @@ bool ShardWatch::Validate(Shard& shard, std::vector<int64_t>* stale) {
   return fresh;
 }
 
+bool ShardWatch::Current(Shard& shard) const {
+  const size_t i = static_cast<size_t>(shard.index());
+  if (i >= watched_.size() || watched_[i].shard != &shard || !watched_[i].header_known)
+    return false;
+  WalHeader now;
+  return ReadWalHeader(shard.db(), &now) && now == watched_[i].wal_header;
+}
+
 bool ShardWatch::Watches(Shard& shard) const {
   const size_t i = static_cast<size_t>(shard.index());
   return i < watched_.size() && watched_[i].shard == &shard;

@@ -50,6 +50,10 @@ class ShardWatch {
   // stale (with an interest that has keyed tables): the keys of their changes in the
   // commits adopted, whose copies the caller forgets; left empty when the generation moves.
   bool Validate(Shard& shard, std::vector<int64_t>* stale = nullptr);
+  // Whether no commit has moved the shard's WAL-index header since the last Validate. In a
+  // read transaction opened after that Validate, true means that the transaction's snapshot
+  // is the state validated (a commit in between would have moved the header).
+  bool Current(Shard& shard) const;
   // Whether Validate has seen shard's connection as it is now: copies read on a connection
   // not watched could not be dropped when it changes, so none may be stored.
   bool Watches(Shard& shard) const;

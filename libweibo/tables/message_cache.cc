@@ -230,10 +230,11 @@ void MessageCache::Posted(Shard& shard, const MsgRow& row) {
   posts_[row.user_id] = std::move(e);
 }
 
-const MessageCache::ReaderLists* MessageCache::FindLists(int shard, int64_t reader) {
+const MessageCache::ReaderLists* MessageCache::FindLists(Shard& shard, int64_t reader) {
   auto it = lists_.find(reader);
-  if (it == lists_.end()) return nullptr;
-  if (it->second.shard == shard && it->second.generation == lists_watch_.generation(shard))
+  if (it == lists_.end() || !lists_watch_.Current(shard)) return nullptr;
+  if (it->second.shard == shard.index() &&
+      it->second.generation == lists_watch_.generation(shard.index()))
     return &it->second.lists;
   lists_.erase(it);
   return nullptr;

@@ -148,8 +148,12 @@ class MessageCache {
   struct ReaderLists {
     std::vector<int64_t> followees, active;
   };
-  // The reader's cached lists (the reader on shard `shard`), or nullptr; after Usable.
-  const ReaderLists* FindLists(int shard, int64_t reader);
+  // The reader's cached lists (the reader on shard), or nullptr; after Usable. Inside the
+  // page's read transaction on shard, and only when no commit has reached the shard since
+  // it was validated (ShardWatch::Current): a list older than the transaction's snapshot
+  // could name an author as pushed whose active_on row is gone in it, and the page would
+  // miss that author's newest posts.
+  const ReaderLists* FindLists(Shard& shard, int64_t reader);
   // Keeps lists, read from shard just now, under the rules of Put.
   void PutLists(Shard& shard, int64_t reader, ReaderLists lists);
 

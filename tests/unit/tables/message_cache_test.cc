@@ -309,7 +309,7 @@ TEST_CASE("message cache: readers' lists go by reader, for this process's connec
   MessageCache cache(16);
   auto lists = [&](int64_t reader) {
     REQUIRE(cache.Usable(*shard));
-    return cache.FindLists(0, reader) != nullptr;
+    return cache.FindLists(*shard, reader) != nullptr;
   };
   auto put = [&](int64_t reader) {
     REQUIRE(cache.Usable(*shard));
@@ -348,6 +348,17 @@ TEST_CASE("message cache: readers' lists go by reader, for this process's connec
   });
   CHECK_FALSE(lists(4));
   CHECK_FALSE(lists(12));
+  put(4);
+  {
+    // A commit between the validation and the snapshot of a page's read transaction: the
+    // snapshot has 4's new active_on, the entry does not; not used.
+    cache.Hold(*shard);
+    ReadTxn txn(*shard);
+    in(other, [&] { DropActiveOn(other, 4, 3, 0); });
+    shard->Query("SELECT count(*) FROM active_on").IntOr(0);  // the snapshot, taken now
+    CHECK(cache.FindLists(*shard, 4) == nullptr);
+    cache.Release(0);
+  }
   put(4);
   RawDb(shard->path()).Exec("INSERT INTO job_applied(job_id, applied) VALUES (1, 1)");
   CHECK_FALSE(lists(4));  // another process: the shard's lists all go
