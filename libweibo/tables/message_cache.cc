@@ -48,25 +48,25 @@ void MessageCache::OnChange(void* arg, int op, const char* table, int64_t rowid)
     ++cache->epoch_;
   } else if (std::strcmp(table, kFollowingChange) == 0 ||
              std::strcmp(table, kActiveOnChange) == 0) {
-    cache->lists_.erase(rowid);  // keyed by the reader
+    cache->lists_.map.erase(rowid);  // keyed by the reader
   } else if (std::strcmp(table, "author_feed") == 0) {
     // Keyed by the author (tables/author_feed.cc), 0 for every author of the shard. An
     // insert sets the author's entry aside for Posted; anything else forgets it.
     if (rowid == 0) {
-      cache->posts_.clear();
+      cache->posts_.map.clear();
       cache->set_aside_.clear();
     } else if (op == SQLITE_INSERT) {
-      auto it = cache->posts_.find(rowid);
+      auto it = cache->posts_.map.find(rowid);
       auto aside = cache->set_aside_.find(rowid);
       if (aside != cache->set_aside_.end()) {
         ++aside->second.inserts;
-      } else if (it != cache->posts_.end()) {
+      } else if (it != cache->posts_.map.end()) {
         if (cache->set_aside_.size() >= kSetAside) cache->set_aside_.clear();
         cache->set_aside_[rowid] = SetAside{std::move(it->second), 1};
       }
-      if (it != cache->posts_.end()) cache->posts_.erase(it);
+      if (it != cache->posts_.map.end()) cache->posts_.map.erase(it);
     } else {
-      cache->posts_.erase(rowid);
+      cache->posts_.map.erase(rowid);
       cache->set_aside_.erase(rowid);
     }
   }
@@ -78,7 +78,7 @@ void MessageCache::Validate(Shard& shard) {
   if (watch_.Validate(shard)) shard.AddRowListener(&MessageCache::OnChange, this);
   std::vector<int64_t> stale;  // readers whose lists another connection of ours changed
   lists_watch_.Validate(shard, &stale);
-  for (int64_t reader : stale) lists_.erase(reader);
+  for (int64_t reader : stale) lists_.map.erase(reader);
 }
 
 void MessageCache::Hold(Shard& shard) {
@@ -190,22 +190,12 @@ void MessageCache::Put(Shard& shard, const PageRow& row) {
 }
 
 const MessageCache::AuthorPosts* MessageCache::FindPosts(int shard, int64_t author) {
-  auto it = posts_.find(author);
-  if (it != posts_.end()) {
-    if (it->second.shard == shard && it->second.generation == watch_.generation(shard))
-      return &it->second.posts;
-    posts_.erase(it);
-  }
-  return nullptr;
+  return posts_.Find(author, shard, watch_.generation(shard));
 }
 
 void MessageCache::PutPosts(Shard& shard, int64_t author, AuthorPosts posts) {
   if (capacity_ == 0 || !watch_.Watches(shard) || !InValidatedView(shard)) return;
-  if (posts_.size() >= capacity_ / 4 + 1) posts_.clear();
-  PostsEntry& e = posts_[author];
-  e.posts = std::move(posts);
-  e.generation = watch_.generation(shard.index());
-  e.shard = shard.index();
+  posts_.Put(author, {std::move(posts), watch_.generation(shard.index()), shard.index()}, bound());
 }
 
 void MessageCache::Posted(Shard& shard, const MsgRow& row) {
@@ -213,40 +203,31 @@ void MessageCache::Posted(Shard& shard, const MsgRow& row) {
   if (it == set_aside_.end()) return;
   SetAside aside = std::move(it->second);
   set_aside_.erase(it);
-  PostsEntry& e = aside.entry;
+  ByKey<AuthorPosts>::Entry& e = aside.entry;
   if (aside.inserts != 1 || !InValidatedView(shard) || e.shard != shard.index() ||
       e.generation != watch_.generation(shard.index()))
     return;
   if (row.type != kComment) {
-    std::vector<int64_t>& ids = e.posts.ids;
+    std::vector<int64_t>& ids = e.value.ids;
     if (!ids.empty() && row.id <= ids.front()) return;  // not the newest: read it again
     ids.insert(ids.begin(), row.id);
     if (static_cast<int64_t>(ids.size()) > kPostsKept) {
       ids.pop_back();
-      e.posts.complete = false;
+      e.value.complete = false;
     }
   }
-  if (posts_.size() >= capacity_ / 4 + 1) posts_.clear();
-  posts_[row.user_id] = std::move(e);
+  posts_.Put(row.user_id, std::move(e), bound());
 }
 
 const MessageCache::ReaderLists* MessageCache::FindLists(Shard& shard, int64_t reader) {
-  auto it = lists_.find(reader);
-  if (it == lists_.end() || !lists_watch_.Current(shard)) return nullptr;
-  if (it->second.shard == shard.index() &&
-      it->second.generation == lists_watch_.generation(shard.index()))
-    return &it->second.lists;
-  lists_.erase(it);
-  return nullptr;
+  if (lists_.map.empty() || !lists_watch_.Current(shard)) return nullptr;
+  return lists_.Find(reader, shard.index(), lists_watch_.generation(shard.index()));
 }
 
 void MessageCache::PutLists(Shard& shard, int64_t reader, ReaderLists lists) {
   if (capacity_ == 0 || !lists_watch_.Watches(shard) || !InValidatedView(shard)) return;
-  if (lists_.size() >= capacity_ / 4 + 1) lists_.clear();
-  ListsEntry& e = lists_[reader];
-  e.lists = std::move(lists);
-  e.generation = lists_watch_.generation(shard.index());
-  e.shard = shard.index();
+  lists_.Put(reader, {std::move(lists), lists_watch_.generation(shard.index()), shard.index()},
+             bound());
 }
 
 void MessageCache::Forget(int64_t msg_id) {

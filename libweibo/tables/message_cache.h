@@ -192,16 +192,36 @@ class MessageCache {
   ShardWatch watch_;
   std::vector<bool> held_;  // by shard: a read transaction opened right after Hold
   int64_t hits_ = 0, misses_ = 0;
-  struct PostsEntry {
-    AuthorPosts posts;
-    uint64_t generation = 0;  // the shard's, when stored
-    int32_t shard = 0;
+  // Copies by key (an author's posts, a reader's lists), each stamped with its shard and the
+  // generation its watch gave that shard when it was stored; a Put into a full map (bound)
+  // clears it.
+  template <class T>
+  struct ByKey {
+    struct Entry {
+      T value;
+      uint64_t generation = 0;
+      int32_t shard = 0;
+    };
+    std::unordered_map<int64_t, Entry> map;
+    // The key's copy when it is from shard at generation; a stale one is forgotten.
+    const T* Find(int64_t key, int shard, uint64_t generation) {
+      auto it = map.find(key);
+      if (it == map.end()) return nullptr;
+      if (it->second.shard == shard && it->second.generation == generation)
+        return &it->second.value;
+      map.erase(it);
+      return nullptr;
+    }
+    void Put(int64_t key, Entry entry, size_t bound) {
+      if (map.size() >= bound) map.clear();
+      map[key] = std::move(entry);
+    }
   };
-  std::unordered_map<int64_t, PostsEntry> posts_;  // by author
+  ByKey<AuthorPosts> posts_;  // by author, under watch_
   // Entries an author_feed insert set aside, until Posted (by author), with the inserts
   // seen since; at most kSetAside of them.
   struct SetAside {
-    PostsEntry entry;
+    ByKey<AuthorPosts>::Entry entry;
     int inserts = 0;
   };
   static constexpr size_t kSetAside = 1024;
@@ -209,12 +229,8 @@ class MessageCache {
   // Readers' lists, by reader, under a watch of their own: the background applier's
   // commits change active_on often (joins), which must not drop the shard's page rows.
   ShardWatch lists_watch_;
-  struct ListsEntry {
-    ReaderLists lists;
-    uint64_t generation = 0;  // lists_watch_'s, when stored
-    int32_t shard = 0;
-  };
-  std::unordered_map<int64_t, ListsEntry> lists_;
+  ByKey<ReaderLists> lists_;                          // by reader, under lists_watch_
+  size_t bound() const { return capacity_ / 4 + 1; }  // of posts_ and of lists_
 };
 
 }  // namespace weibo
