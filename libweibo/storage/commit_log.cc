@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <unordered_map>
 
 namespace weibo {
@@ -28,6 +30,24 @@ uint32_t WalHeader::frames() const {
   return v;
 }
 
+namespace {
+
+uint32_t BigEndian(const unsigned char* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+
+}  // namespace
+
+// walformat.html 2.2: bytes 0-15 (version, change counter, page size) as before's, no
+// frame (16), before's page count (20), salt-1 (32, big-endian as in the WAL file) one
+// more than before's, and both salts (32-39) those after's frames were written with.
+bool WalHeader::RestartBetween(const WalHeader& before, const WalHeader& after) const {
+  return std::memcmp(bytes, before.bytes, 16) == 0 && frames() == 0 &&
+         std::memcmp(bytes + 20, before.bytes + 20, 4) == 0 &&
+         BigEndian(bytes + 32) == BigEndian(before.bytes + 32) + 1 &&
+         std::memcmp(bytes + 32, after.bytes + 32, 8) == 0;
+}
+
 bool ReadWalHeader(sqlite3* db, WalHeader* out) {
   // Only a connection with its WAL open has the -shm mapped; asking for the map of one
   // without would make SQLite open it outside its own sequence.
@@ -45,12 +65,18 @@ bool ReadWalHeader(sqlite3* db, WalHeader* out) {
   // A writer stores the second copy, then a barrier, then the first; a reader reads the
   // first, a barrier, the second, and trusts them when they are equal (wal.c,
   // walIndexTryHdr): a copy torn by a commit in progress differs from the other one.
+  // A torn read is tried again a few times, as SQLite's readers do: the writer is in the
+  // middle of two 48-byte copies.
   const auto* base = static_cast<const volatile unsigned char*>(region);
   WalHeader second;
-  for (size_t i = 0; i < sizeof out->bytes; ++i) out->bytes[i] = base[i];
-  std::atomic_thread_fence(std::memory_order_acquire);
-  for (size_t i = 0; i < sizeof second.bytes; ++i) second.bytes[i] = base[48 + i];
-  return *out == second;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (attempt > 0) std::this_thread::yield();
+    for (size_t i = 0; i < sizeof out->bytes; ++i) out->bytes[i] = base[i];
+    std::atomic_thread_fence(std::memory_order_acquire);
+    for (size_t i = 0; i < sizeof second.bytes; ++i) second.bytes[i] = base[48 + i];
+    if (*out == second) return true;
+  }
+  return false;
 }
 
 bool CommitInterest::Touches(const std::string& table) const {
@@ -83,26 +109,73 @@ std::shared_ptr<CommitLog> CommitLog::For(const std::string& path) {
   return log;
 }
 
-void CommitLog::Add(Commit commit) {
+size_t CommitLog::in_flight() const {
   std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<size_t>(
+      std::count_if(commits_.begin(), commits_.end(), [](const Commit& c) { return !c.settled; }));
+}
+
+uint64_t CommitLog::Begin(Commit commit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  commit.id = ++last_id_;
+  commit.settled = false;
   commits_.push_back(std::move(commit));
   if (commits_.size() > kKeep) commits_.pop_front();
+  return last_id_;
+}
+
+void CommitLog::Settle(uint64_t id, const WalHeader* after) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = commits_.rbegin(); it != commits_.rend(); ++it) {
+    if (it->id != id) continue;
+    if (after != nullptr) {
+      it->after = *after;
+      it->settled = true;
+    } else {
+      commits_.erase(std::next(it).base());
+    }
+    return;
+  }
+}
+
+const CommitLog::Commit* CommitLog::From(const WalHeader& at, bool* in_flight) const {
+  *in_flight = false;
+  for (auto it = commits_.rbegin(); it != commits_.rend(); ++it) {
+    if (it->settled) {
+      if (it->before == at || at.RestartBetween(it->before, it->after)) return &*it;
+    } else if (it->before == at ||
+               (at.frames() == 0 && at.change_counter() == it->before.change_counter())) {
+      *in_flight = true;  // it, or the WAL restart it is making; its after will tell
+    }
+  }
+  return nullptr;
 }
 
 bool CommitLog::Covers(const WalHeader& from, const WalHeader& to, const sqlite3* connection,
                        const CommitInterest* interest, std::vector<int64_t>* stale) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point deadline{};
+  std::unique_lock<std::mutex> lock(mu_);
   WalHeader at = from;
   // Each step is one commit later than the last (its change counter one more), so the
   // chain is at most as long as the log.
-  for (size_t steps = 0; steps < commits_.size() && at != to; ++steps) {
-    const Commit* next = nullptr;
-    for (auto it = commits_.rbegin(); it != commits_.rend(); ++it)
-      if (it->before == at) {
-        next = &*it;
-        break;
-      }
-    if (next == nullptr) return false;  // a commit not made here: another process's
+  for (size_t steps = 0; steps <= commits_.size() && at != to;) {
+    bool in_flight = false;
+    const Commit* next = From(at, &in_flight);
+    if (next == nullptr) {
+      if (!in_flight) return false;  // a commit not made here: another process's
+      // One of this process's commits is between its header and its WAL hook.
+      if (deadline == Clock::time_point{})
+        deadline = Clock::now() + std::chrono::microseconds(kInFlightWaitUs);
+      else if (Clock::now() >= deadline)
+        return false;
+      lock.unlock();
+      std::this_thread::yield();
+      lock.lock();
+      continue;
+    }
+    // to was read while next was restarting the WAL: its content is next's before.
+    if (to.RestartBetween(next->before, next->after)) return true;
     if (next->connection != connection) {
       if (interest == nullptr) return false;
       for (const std::string& change : next->changes) {
@@ -113,6 +186,7 @@ bool CommitLog::Covers(const WalHeader& from, const WalHeader& to, const sqlite3
       }
     }
     at = next->after;
+    ++steps;
   }
   return at == to;
 }

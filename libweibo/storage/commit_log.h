@@ -18,12 +18,15 @@
 //     held and before any frame of the commit is written, so no one else can have moved
 //     it since this transaction's snapshot (a transaction that spilled pages early may
 //     have restarted the WAL by then: its before then matches no watch's copy, and the
-//     watch drops as it did before; nothing is adopted by mistake).
+//     watch drops as it did before; nothing is adopted by mistake). The commit enters the
+//     log there, in flight (Begin).
 //   * after: read by the WAL hook, which SQLite calls once the commit is done and the lock
-//     is released; it is this commit's header only if its change counter (iChange, which
-//     every commit adds one to and nothing else moves) is before's plus one and its frame
-//     count is the one the hook reports. Otherwise another writer already committed on
-//     top, and the commit is not recorded: a watch then drops, as before.
+//     is released, inside the same sqlite3_step; it is this commit's header only if its
+//     change counter (iChange, which every commit adds one to) is before's plus one and
+//     its frame count is the one the hook reports. Then the commit is settled (Settle);
+//     otherwise another writer already committed on top, the commit cannot be named and
+//     leaves the log (so does one that rolls back, or that wrote no frame): a watch then
+//     drops, as before.
 //   * changes: the tables the transaction inserted, updated or deleted rows in, from
 //     SQLite's update hook (which sees every rowid table; the caches hold rows of rowid
 //     tables only, and they learn their own connection's changes from the same hook), and
@@ -33,7 +36,20 @@
 //     row, the author of an author_feed row), up to 4096 a transaction. A watch whose
 //     interest calls a table keyed (every change of it is named so) adopts a commit that
 //     changed it, and its watcher forgets the copies of those keys only.
-//     A transaction that rolls back records nothing.
+//
+// A commit in flight: another thread may read the header a commit has just written before
+// that commit's WAL hook has settled it (the lock is released first). Covers then waits
+// for it, at most kInFlightWait, instead of giving up on a commit it is about to know.
+//
+// A WAL restart: the first commit after a checkpoint has copied the whole WAL starts the
+// WAL again (wal.c, walRestartHdr), and writes the header for that before its frames:
+// the same change counter, no frame, salt-1 one more and a new random salt-2. A reader
+// that takes this header in between sees the content of the commit's before (nothing was
+// committed, the WAL was only emptied into the file). Covers knows such a header as that
+// commit's: it may be where a chain starts (the commit is then the first step) or where it
+// ends (the commit is not part of it). It is told apart by salt-2, which the commit drew
+// at random and which its after carries too.
+//
 // A header read is taken as SQLite's readers take it: both copies, equal, or none.
 //
 // The log keeps the last kKeep commits per file; a watch that falls further behind drops.
@@ -60,6 +76,9 @@ struct WalHeader {
   bool operator!=(const WalHeader& other) const { return !(*this == other); }
   uint32_t change_counter() const;  // iChange: one more at each commit
   uint32_t frames() const;          // mxFrame: the WAL's valid frames
+  // Whether this is the header a commit that went from before to after wrote when it
+  // restarted the WAL, before its frames (see "A WAL restart" above).
+  bool RestartBetween(const WalHeader& before, const WalHeader& after) const;
 };
 
 // Reads db's WAL-index header as SQLite's readers do (both copies, equal); false when the
@@ -83,6 +102,7 @@ struct CommitInterest {
 class CommitLog {
  public:
   static constexpr size_t kKeep = 256;
+  static constexpr int kInFlightWaitUs = 2000;
 
   // The log of the file at path (one per file in the process, shared by its connections).
   static std::shared_ptr<CommitLog> For(const std::string& path);
@@ -94,8 +114,15 @@ class CommitLog {
     // The keys Shard::NoteRowChange named, with their names; all of them when keys_complete.
     std::vector<std::pair<std::string, int64_t>> keys;
     bool keys_complete = true;
+    uint64_t id = 0;       // Begin's number for it
+    bool settled = false;  // after is known; false: in flight
   };
-  void Add(Commit commit);
+  // At the commit hook: commit (without after) is in flight. Returns its id for Settle.
+  uint64_t Begin(Commit commit);
+  // After the commit: after is its header, or nullptr when it cannot be named (it rolled
+  // back, wrote no frame, or another commit is already on top of it).
+  void Settle(uint64_t id, const WalHeader* after);
+  size_t in_flight() const;  // commits begun and not settled (for the tests)
 
   // Whether the file went from `from` to `to` by commits in the log only, each one made on
   // `connection` or (interest not null) changing none of interest's tables, but for its
@@ -105,8 +132,13 @@ class CommitLog {
               const CommitInterest* interest, std::vector<int64_t>* stale = nullptr) const;
 
  private:
+  // The commit that moved the file from at, settled; nullptr when there is none in the log,
+  // or (*in_flight true) when one in flight may be it.
+  const Commit* From(const WalHeader& at, bool* in_flight) const;
+
   mutable std::mutex mu_;
   std::deque<Commit> commits_;  // oldest first
+  uint64_t last_id_ = 0;
 };
 
 }  // namespace weibo

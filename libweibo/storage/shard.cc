@@ -116,6 +116,8 @@ Stmt& Stmt::BindBlob(int index, const std::string& bytes) {
 bool Stmt::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
+  // A commit this statement made has met its WAL hook by now, if it wrote a frame.
+  shard_->SettleUnwritten();
   if (rc == SQLITE_DONE) return false;
   sqlite3_reset(stmt_);
   shard_->Raise(rc, "step");
@@ -291,6 +293,7 @@ void Shard::RememberAddress(const char* sql, Cached* cached) {
 void Shard::Exec(const char* sql) {
   char* error = nullptr;
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &error);
+  SettleUnwritten();
   sqlite3_free(error);
   if (rc != SQLITE_OK) Raise(rc, sql);
 }
@@ -386,15 +389,22 @@ void Shard::NoteRowChange(int op, const char* table, int64_t key) {
 }
 
 // The commit hook: the write lock is held and no frame of this commit is written yet, so
-// the header is the one this commit moves on from (storage/commit_log.h).
+// the header is the one this commit moves on from (storage/commit_log.h). The commit
+// enters the log in flight, for a watch that sees its header before its WAL hook runs.
 int Shard::OnCommit(void* self) {
   auto* shard = static_cast<Shard*>(self);
-  shard->pending_ = ReadWalHeader(shard->db_, &shard->pending_before_);
-  shard->pending_changes_.swap(shard->txn_changes_);
+  shard->SettleUnwritten();  // an earlier commit of this connection that wrote no frame
+  CommitLog::Commit commit;
+  if (ReadWalHeader(shard->db_, &commit.before)) {
+    commit.connection = shard->db_;
+    commit.changes.swap(shard->txn_changes_);
+    commit.keys.swap(shard->txn_keys_);
+    commit.keys_complete = !shard->txn_keys_full_;
+    shard->pending_before_ = commit.before;
+    shard->pending_ = shard->commit_log_->Begin(std::move(commit));
+  }
   shard->txn_changes_.clear();
-  shard->pending_keys_.swap(shard->txn_keys_);
   shard->txn_keys_.clear();
-  shard->pending_keys_full_ = shard->txn_keys_full_;
   shard->txn_keys_full_ = false;
   return 0;  // go on with the commit
 }
@@ -404,28 +414,26 @@ void Shard::OnRollback(void* self) {
   shard->txn_changes_.clear();
   shard->txn_keys_.clear();
   shard->txn_keys_full_ = false;
-  shard->pending_ = false;
+  shard->SettleUnwritten();
 }
 
-// The WAL hook, after a commit that wrote frames (the lock already released): records the
+void Shard::SettleInFlight() {
+  commit_log_->Settle(pending_, nullptr);
+  pending_ = 0;
+}
+
+// The WAL hook, after a commit that wrote frames (the lock already released): settles the
 // commit if the header is still the one it left.
 void Shard::OnWalCommit(int frames) {
   wal_frames_ = frames;
-  if (!pending_) return;
-  pending_ = false;
-  CommitLog::Commit commit;
-  if (!ReadWalHeader(db_, &commit.after) ||
-      commit.after.change_counter() != pending_before_.change_counter() + 1 ||
-      commit.after.frames() != static_cast<uint32_t>(frames))
-    return;  // another writer has committed on top: the commit cannot be named
-  commit.before = pending_before_;
-  commit.connection = db_;
-  commit.changes = std::move(pending_changes_);
-  pending_changes_.clear();
-  commit.keys = std::move(pending_keys_);
-  pending_keys_.clear();
-  commit.keys_complete = !pending_keys_full_;
-  commit_log_->Add(std::move(commit));
+  if (pending_ == 0) return;
+  WalHeader after;
+  const bool named = ReadWalHeader(db_, &after) &&
+                     after.change_counter() == pending_before_.change_counter() + 1 &&
+                     after.frames() == static_cast<uint32_t>(frames);
+  // Not named: another writer has committed on top, and the commit leaves the log.
+  commit_log_->Settle(pending_, named ? &after : nullptr);
+  pending_ = 0;
 }
 
 void Shard::AddRowListener(RowListener fn, void* arg) {

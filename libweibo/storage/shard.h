@@ -147,6 +147,11 @@ class Shard {
   void NoteRowChange(int op, const char* table, int64_t key);
   // The log of this file's commits by the process's own connections.
   const CommitLog* commit_log() const { return commit_log_.get(); }
+  // After a statement: a commit it made that is still in flight in the log wrote no frame
+  // (its WAL hook would have settled it), and leaves the log.
+  void SettleUnwritten() {
+    if (pending_ != 0) SettleInFlight();
+  }
 
   // Turns an SQLite error into a Failure(storage_error) naming this shard.
   [[noreturn]] void Raise(int rc, const char* what);
@@ -171,13 +176,13 @@ class Shard {
   std::shared_ptr<CommitLog> commit_log_;
   std::vector<std::string> txn_changes_;
   WalHeader pending_before_;  // the header at the commit hook
-  bool pending_ = false;      // a commit hook ran and its WAL hook has not
-  std::vector<std::string> pending_changes_;
-  // The keys NoteRowChange named in the open write transaction, and at the commit hook; at
-  // most kKeys (past that, txn_keys_full_: the commit names none).
+  uint64_t pending_ = 0;      // the commit log's id of the commit in flight; 0: none
+  void SettleInFlight();
+  // The keys NoteRowChange named in the open write transaction; at most kKeys (past that,
+  // txn_keys_full_: the commit names none).
   static constexpr size_t kKeys = 4096;
-  std::vector<std::pair<std::string, int64_t>> txn_keys_, pending_keys_;
-  bool txn_keys_full_ = false, pending_keys_full_ = false;
+  std::vector<std::pair<std::string, int64_t>> txn_keys_;
+  bool txn_keys_full_ = false;
 
   int index_;
   std::string label_ = "shard";
