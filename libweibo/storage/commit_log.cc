@@ -48,7 +48,7 @@ bool WalHeader::RestartBetween(const WalHeader& before, const WalHeader& after) 
          std::memcmp(bytes + 32, after.bytes + 32, 8) == 0;
 }
 
-bool ReadWalHeader(sqlite3* db, WalHeader* out) {
+bool MapWalIndex(sqlite3* db, const volatile unsigned char** out) {
   // Only a connection with its WAL open has the -shm mapped; asking for the map of one
   // without would make SQLite open it outside its own sequence.
   sqlite3_file* wal = nullptr;
@@ -62,12 +62,15 @@ bool ReadWalHeader(sqlite3* db, WalHeader* out) {
   volatile void* region = nullptr;
   if (file->pMethods->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK || region == nullptr)
     return false;
+  *out = static_cast<const volatile unsigned char*>(region);
+  return true;
+}
+
+bool CopyWalHeader(const volatile unsigned char* base, WalHeader* out) {
   // A writer stores the second copy, then a barrier, then the first; a reader reads the
   // first, a barrier, the second, and trusts them when they are equal (wal.c,
-  // walIndexTryHdr): a copy torn by a commit in progress differs from the other one.
-  // A torn read is tried again a few times, as SQLite's readers do: the writer is in the
-  // middle of two 48-byte copies.
-  const auto* base = static_cast<const volatile unsigned char*>(region);
+  // walIndexTryHdr): a copy torn by a commit in progress differs from the other one. A
+  // torn read is tried again a few times, as SQLite's readers do.
   WalHeader second;
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (attempt > 0) std::this_thread::yield();
@@ -77,6 +80,11 @@ bool ReadWalHeader(sqlite3* db, WalHeader* out) {
     if (*out == second) return true;
   }
   return false;
+}
+
+bool ReadWalHeader(sqlite3* db, WalHeader* out) {
+  const volatile unsigned char* region = nullptr;
+  return MapWalIndex(db, &region) && CopyWalHeader(region, out);
 }
 
 bool CommitInterest::Touches(const std::string& table) const {

@@ -84,6 +84,11 @@ struct WalHeader {
 // Reads db's WAL-index header as SQLite's readers do (both copies, equal); false when the
 // connection has no WAL open yet or a writer was storing it (then the caller knows nothing).
 bool ReadWalHeader(sqlite3* db, WalHeader* out);
+// ReadWalHeader's two halves: the address of db's WAL index (the -shm file's first region,
+// mapped by SQLite while its WAL is open: from its first read or write in WAL mode until it
+// is closed), and the header read from it (Shard keeps the address: storage/shard.h).
+bool MapWalIndex(sqlite3* db, const volatile unsigned char** region);
+bool CopyWalHeader(const volatile unsigned char* region, WalHeader* out);
 
 // Which commits of other connections a watch may adopt: one that changed none of these
 // tables. Each name is a table the update hook saw a row of change, or a name given to

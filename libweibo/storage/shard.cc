@@ -395,7 +395,7 @@ int Shard::OnCommit(void* self) {
   auto* shard = static_cast<Shard*>(self);
   shard->SettleUnwritten();  // an earlier commit of this connection that wrote no frame
   CommitLog::Commit commit;
-  if (ReadWalHeader(shard->db_, &commit.before)) {
+  if (shard->WalIndexHeader(&commit.before)) {
     commit.connection = shard->db_;
     commit.changes.swap(shard->txn_changes_);
     commit.keys.swap(shard->txn_keys_);
@@ -428,7 +428,7 @@ void Shard::OnWalCommit(int frames) {
   wal_frames_ = frames;
   if (pending_ == 0) return;
   WalHeader after;
-  const bool named = ReadWalHeader(db_, &after) &&
+  const bool named = WalIndexHeader(&after) &&
                      after.change_counter() == pending_before_.change_counter() + 1 &&
                      after.frames() == static_cast<uint32_t>(frames);
   // Not named: another writer has committed on top, and the commit leaves the log.

@@ -147,6 +147,15 @@ class Shard {
   void NoteRowChange(int op, const char* table, int64_t key);
   // The log of this file's commits by the process's own connections.
   const CommitLog* commit_log() const { return commit_log_.get(); }
+  // ReadWalHeader on this connection, with the WAL index's address found once: SQLite
+  // keeps the region mapped while the connection's WAL is open, and a shard's connection
+  // never leaves WAL mode once in it (storage/schema.cc) nor closes its WAL before
+  // sqlite3_close. This is a 96-byte read, where finding the address again was two file
+  // controls and a locked map call, for every shard a request validated.
+  bool WalIndexHeader(WalHeader* out) {
+    if (wal_index_ == nullptr && !MapWalIndex(db_, &wal_index_)) return false;
+    return CopyWalHeader(wal_index_, out);
+  }
   // After a statement: a commit it made that is still in flight in the log wrote no frame
   // (its WAL hook would have settled it), and leaves the log.
   void SettleUnwritten() {
@@ -175,8 +184,9 @@ class Shard {
   void NoteTable(const char* table);
   std::shared_ptr<CommitLog> commit_log_;
   std::vector<std::string> txn_changes_;
-  WalHeader pending_before_;  // the header at the commit hook
-  uint64_t pending_ = 0;      // the commit log's id of the commit in flight; 0: none
+  const volatile unsigned char* wal_index_ = nullptr;  // WalIndexHeader's address
+  WalHeader pending_before_;                           // the header at the commit hook
+  uint64_t pending_ = 0;  // the commit log's id of the commit in flight; 0: none
   void SettleInFlight();
   // The keys NoteRowChange named in the open write transaction; at most kKeys (past that,
   // txn_keys_full_: the commit names none).

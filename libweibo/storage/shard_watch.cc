@@ -17,7 +17,7 @@ bool ShardWatch::Validate(Shard& shard, std::vector<int64_t>* stale) {
     fresh = true;
   }
   WalHeader header;
-  const bool have_header = ReadWalHeader(shard.db(), &header);
+  const bool have_header = shard.WalIndexHeader(&header);
   if (have_header && w.header_known) {
     if (header == w.wal_header) return fresh;  // nothing committed since
     if (shard.commit_log() != nullptr &&
@@ -44,7 +44,7 @@ bool ShardWatch::Current(Shard& shard) const {
   if (i >= watched_.size() || watched_[i].shard != &shard || !watched_[i].header_known)
     return false;
   WalHeader now;
-  return ReadWalHeader(shard.db(), &now) && now == watched_[i].wal_header;
+  return shard.WalIndexHeader(&now) && now == watched_[i].wal_header;
 }
 
 bool ShardWatch::Watches(Shard& shard) const {

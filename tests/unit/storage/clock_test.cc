@@ -1,6 +1,10 @@
 // storage/clock.cc: the fixed clock and the time formats of SPEC §10 (--now, ISO 8601).
 #include "storage/clock.h"
 
+#include <ctime>
+#include <string>
+#include <vector>
+
 #include "test_support.h"
 
 namespace weibo {
@@ -49,6 +53,43 @@ TEST_CASE("ParseTime: malformed input is nullopt") {
                           "2023-11-14X22:13:20Z"}) {
     INFO(bad);
     REQUIRE_FALSE(ParseTime(bad).has_value());
+  }
+}
+
+// FormatTime computes the date itself from 1970 to 9999: it must say what the C library
+// says, leap days and century years included.
+TEST_CASE("FormatTime: the same text as gmtime_r and strftime") {
+  auto libc = [](int64_t ms) {
+    std::time_t t = static_cast<std::time_t>(ms / 1000);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[64];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return std::string(buf);
+  };
+  const int64_t kDay = 86400000;
+  std::vector<int64_t> cases = {0,
+                                999,
+                                1000,
+                                kDay - 1,
+                                kDay,
+                                kEarliestTimeMs,
+                                kLatestTimeMs,
+                                kClockLatestMs,
+                                951782400000 /* 2000-02-29 */,
+                                4107456000000 /* 2100-02-28 */,
+                                253402300799999,
+                                -1,
+                                -1000,
+                                -kDay - 1,
+                                253402300800000};
+  test::XorShift next;
+  for (int i = 0; i < 200000; ++i)
+    cases.push_back(static_cast<int64_t>(next() % uint64_t{253402300800000}));
+  for (int64_t day = 10950; day < 11050; ++day) cases.push_back(day * kDay + 43210123);
+  for (int64_t ms : cases) {
+    INFO(ms);
+    REQUIRE(FormatTime(ms) == libc(ms));
   }
 }
 

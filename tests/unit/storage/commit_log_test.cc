@@ -29,8 +29,7 @@ void PutBigEndian(WalHeader* h, int offset, uint32_t v) {
 
 // A header as walformat.html 2.2 lays it out: change counter at 8, frames at 16, pages at
 // 20, the two salts at 32 (big-endian), a checksum of the rest at 40.
-WalHeader Header(uint32_t change, uint32_t frames, uint32_t pages, uint32_t salt1,
-                 uint32_t salt2) {
+WalHeader Header(uint32_t change, uint32_t frames, uint32_t pages, uint32_t salt1, uint32_t salt2) {
   WalHeader h;
   Put32(&h, 0, 3007000);  // the version
   Put32(&h, 8, change);
