@@ -3,6 +3,7 @@
 #ifndef WEIBO_FLOWS_MESSAGE_H_
 #define WEIBO_FLOWS_MESSAGE_H_
 
+#include <memory>
 #include <optional>
 #include <unordered_map>
 
@@ -82,8 +83,9 @@ class MessageView {
   void Load(const std::vector<int64_t>& msg_ids);
   Context& ctx_;
   std::vector<std::pair<int64_t, std::string>> names_;  // small per-request cache
-  // Prefetched messages: the row with its counters, or none for an id that is gone.
-  std::unordered_map<int64_t, std::optional<PageRow>> rows_;
+  // Prefetched messages: the row with its counters (shared with the message cache), or
+  // nullptr for an id that is gone.
+  std::unordered_map<int64_t, std::shared_ptr<const PageRow>> rows_;
 };
 
 }  // namespace weibo

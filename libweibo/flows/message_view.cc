@@ -63,18 +63,16 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
   ShardSet& shards = ctx_.shards();
   std::vector<std::vector<int64_t>> by_shard(shards.count());
   for (int64_t id : msg_ids)
-    if (!rows_.count(id)) {
-      rows_[id] = std::nullopt;  // gone unless the shard returns it
+    if (rows_.emplace(id, nullptr).second)  // gone unless the shard returns it
       by_shard[shards.ForMsg(id).index()].push_back(id);
-    }
   MessageCache* cache = ctx_.message_cache();
   for (int i = 0; i < shards.count(); ++i) {
     if (by_shard[i].empty()) continue;
     Shard& shard = shards.At(i);
-    auto keep = [&](PageRow row) {
-      if (row.author_name && names_.size() <= 64)
-        names_.emplace_back(row.msg.user_id, *row.author_name);
-      int64_t id = row.msg.id;
+    auto keep = [&](std::shared_ptr<const PageRow> row) {
+      if (row->author_name && names_.size() <= 64)
+        names_.emplace_back(row->msg.user_id, *row->author_name);
+      const int64_t id = row->msg.id;
       rows_[id] = std::move(row);
     };
     // A server's cached rows first (tables/message_cache.h); the shard's statement reads
@@ -83,16 +81,17 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
     const bool cached = cache != nullptr && cache->Usable(shard);
     if (cached) {
       for (int64_t id : by_shard[i]) {
-        if (const PageRow* hot = cache->Find(i, id))
-          keep(*hot);
+        if (MessageCache::Row hot = cache->Find(i, id))
+          keep(std::move(hot));
         else
           cold.push_back(id);
       }
     }
     const std::vector<int64_t>& read = cached ? cold : by_shard[i];
     for (PageRow& row : GetPageRows(shard, read)) {
-      if (cached) cache->Put(shard, row);
-      keep(std::move(row));
+      auto shared = std::make_shared<const PageRow>(std::move(row));
+      if (cached) cache->Put(shard, shared);
+      keep(std::move(shared));
     }
     // Not live: archived, or gone. The archive's boundary (a stat() a call) is read only
     // when a row is missing, and after the shard's read: an archive run raises it before
@@ -107,8 +106,8 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
     Shard* archive = missing.empty() ? nullptr : shards.ArchiveAt(i);
     if (archive == nullptr) continue;
     for (PageRow& row : GetPageRows(*archive, missing)) {
-      int64_t id = row.msg.id;
-      rows_[id] = std::move(row);
+      const int64_t id = row.msg.id;
+      rows_[id] = std::make_shared<const PageRow>(std::move(row));
     }
   }
 }
@@ -128,7 +127,7 @@ void MessageView::Prefetch(const std::vector<int64_t>& msg_ids) {
 
 void MessageView::Know(PageRow row) {
   const int64_t id = row.msg.id;
-  rows_[id] = std::move(row);
+  rows_[id] = std::make_shared<const PageRow>(std::move(row));
 }
 
 void MessageView::KnowNew(Shard& shard, PageRow row) {

@@ -128,15 +128,15 @@ void MessageCache::AuthorChanged(int64_t user) {
   ++authors_[user];
 }
 
-const PageRow* MessageCache::Find(int shard, int64_t msg_id) {
+MessageCache::Row MessageCache::Find(int shard, int64_t msg_id) {
   auto it = entries_.find(msg_id);
   if (it != entries_.end()) {
     Entry& e = it->second;
     if (e.shard == shard && e.generation == watch_.generation(shard) && e.epoch == epoch_ &&
-        e.author == AuthorCount(e.row.msg.user_id)) {
+        e.author == AuthorCount(e.row->msg.user_id)) {
       e.referenced = true;
       ++hits_;
-      return &e.row;
+      return e.row;
     }
     entries_.erase(it);
   }
@@ -164,29 +164,30 @@ void MessageCache::Evict() {
   }
 }
 
-void MessageCache::Put(Shard& shard, const PageRow& row) {
-  if (capacity_ == 0 || !row.attrs_known) return;
+void MessageCache::Put(Shard& shard, Row row) {
+  if (capacity_ == 0 || row == nullptr || !row->attrs_known) return;
   if (!watch_.Watches(shard)) return;  // its changes would go unnoticed
   // Not validated again here: the row was read after the caller's Usable, and a commit
   // since would move the generation past the row's snapshot.
   if (!InValidatedView(shard)) return;
-  entries_.erase(row.msg.id);
+  const int64_t id = row->msg.id;
+  entries_.erase(id);
   while (entries_.size() >= capacity_) Evict();
   // Forgotten entries leave their items in the ring: dropped here when they are most of it.
   if (ring_.size() > 2 * capacity_ + 1024) {
     ring_.clear();
-    for (const auto& [id, e] : entries_) ring_.emplace_back(id, e.ticket);
+    for (const auto& [key, e] : entries_) ring_.emplace_back(key, e.ticket);
   }
   const uint64_t ticket = next_ticket_++;
-  Entry& e = entries_[row.msg.id];
-  e.row = row;
+  Entry& e = entries_[id];
+  e.author = AuthorCount(row->msg.user_id);
+  e.row = std::move(row);
   e.generation = watch_.generation(shard.index());
   e.epoch = epoch_;
-  e.author = AuthorCount(row.msg.user_id);
   e.ticket = ticket;
   e.shard = shard.index();
   e.referenced = false;
-  ring_.emplace_back(row.msg.id, ticket);
+  ring_.emplace_back(id, ticket);
 }
 
 const MessageCache::AuthorPosts* MessageCache::FindPosts(int shard, int64_t author) {

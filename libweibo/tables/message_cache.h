@@ -85,6 +85,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -115,13 +116,17 @@ class MessageCache {
   // at the next validation). Release when the transaction ends.
   void Hold(Shard& shard);
   void Release(int shard);
+  // Rows are shared, never changed once stored: a hit hands the page its row without
+  // copying the content, the name and the attrs (a page shows 20 to 40 of them).
+  using Row = std::shared_ptr<const PageRow>;
   // The cached row of msg_id, read from shard `shard`, or nullptr (counted as a miss); a hit
-  // marks it used. The pointer is good until the cache next changes.
-  const PageRow* Find(int shard, int64_t msg_id);
+  // marks it used.
+  Row Find(int shard, int64_t msg_id);
   // Keeps row, read from shard just now, after Usable in the same request (whose generation
   // it is stamped with: Put does not validate again); ignored inside a write transaction on
   // it, when the shard is not watched, and for a row whose attrs are not known.
-  void Put(Shard& shard, const PageRow& row);
+  void Put(Shard& shard, Row row);
+  void Put(Shard& shard, const PageRow& row) { Put(shard, std::make_shared<const PageRow>(row)); }
   void Forget(int64_t msg_id);
 
   // An author's newest posts (originals and reposts), newest first: all of them when
@@ -165,7 +170,7 @@ class MessageCache {
 
  private:
   struct Entry {
-    PageRow row;
+    Row row;
     uint64_t generation = 0;  // the shard's, when stored
     uint64_t epoch = 0;       // the cache's, when stored (ClearEpochs moves it)
     uint32_t author = 0;      // the author's name writes counted when stored

@@ -92,7 +92,7 @@ TEST_CASE("message cache: random puts, finds and forgets never return a forgotte
       cache.Forget(id);
       live.erase(id);
       REQUIRE(cache.Find(0, id) == nullptr);
-    } else if (const PageRow* hit = cache.Find(0, id)) {
+    } else if (MessageCache::Row hit = cache.Find(0, id)) {
       REQUIRE(live.count(id) == 1);
       REQUIRE(hit->msg.content == live[id]);
     }
