@@ -174,7 +174,7 @@ bool CommitLog::Covers(const WalHeader& from, const WalHeader& to, const sqlite3
       if (!in_flight) return false;  // a commit not made here: another process's
       // One of this process's commits is between its header and its WAL hook.
       if (deadline == Clock::time_point{})
-        deadline = Clock::now() + std::chrono::microseconds(kInFlightWaitUs);
+        deadline = Clock::now() + std::chrono::microseconds(in_flight_wait_us_.load());
       else if (Clock::now() >= deadline)
         return false;
       lock.unlock();

@@ -58,6 +58,7 @@
 #ifndef WEIBO_STORAGE_COMMIT_LOG_H_
 #define WEIBO_STORAGE_COMMIT_LOG_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -128,6 +129,8 @@ class CommitLog {
   // back, wrote no frame, or another commit is already on top of it).
   void Settle(uint64_t id, const WalHeader* after);
   size_t in_flight() const;  // commits begun and not settled (for the tests)
+  // How long Covers waits for a commit in flight (kInFlightWaitUs unless a test says).
+  void set_in_flight_wait_us(int64_t us) { in_flight_wait_us_ = us; }
 
   // Whether the file went from `from` to `to` by commits in the log only, each one made on
   // `connection` or (interest not null) changing none of interest's tables, but for its
@@ -144,6 +147,7 @@ class CommitLog {
   mutable std::mutex mu_;
   std::deque<Commit> commits_;  // oldest first
   uint64_t last_id_ = 0;
+  std::atomic<int64_t> in_flight_wait_us_{kInFlightWaitUs};
 };
 
 }  // namespace weibo
