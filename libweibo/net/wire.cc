@@ -143,7 +143,15 @@ void AppendJson(const Json& j, std::string* out,
       out->append(digits,
                   std::to_chars(digits, digits + sizeof digits, *j.get_ptr<const uint64_t*>()).ptr);
       break;
-    default:  // null, booleans, numbers with a fraction, binary: nlohmann's words
+    // Written here, not by j.dump(): a rendered message has three nulls (ref, page_index,
+    // root), and a dump each made a string and a serializer (a quarter of a page's reply).
+    case Json::value_t::null:
+      out->append("null");
+      break;
+    case Json::value_t::boolean:
+      out->append(*j.get_ptr<const bool*>() ? "true" : "false");
+      break;
+    default:  // numbers with a fraction, binary, discarded: nlohmann's words
       out->append(j.dump(-1, ' ', false, invalid));
   }
 }

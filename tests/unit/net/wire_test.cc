@@ -76,7 +76,8 @@ TEST_CASE("wire: a reply's bytes are Json::dump's, escapes, non-ASCII and number
                      {"empty_array", Json::array()},
                      {"null", nullptr},
                      {"bools", Json::array({true, false})}};
-  for (const Json& result : {odd, Json::array(), Json(""), Json(7), Json(-7), Json(2.5)}) {
+  for (const Json& result : {odd, Json::array(), Json(""), Json(7), Json(-7), Json(2.5),
+                             Json(nullptr), Json(true), Json(false)}) {
     const std::string want = R"({"id":"r","ok":true,"result":)" +
                              result.dump(-1, ' ', false, Json::error_handler_t::replace) + "}";
     CHECK(EncodeReply(Json("r"), Result<Json>(result), nullptr) == want);
