@@ -136,10 +136,10 @@ void MessageView::KnowNew(Shard& shard, PageRow row) {
   // Usable: the commit is this connection's own, which the cache adopts.
   if (cache != nullptr && cache->Usable(shard)) {
     cache->Posted(shard, row.msg);  // the author's newest posts, with this one in front
-    if (row.attrs_known) {
-      PageRow kept = row;
-      kept.author_name = UserName(row.msg.user_id);
-      cache->Put(shard, kept);
+    if (row.attrs_known) {          // one copy, shared by the cache: not a copy to copy again
+      auto kept = std::make_shared<PageRow>(row);
+      kept->author_name = UserName(row.msg.user_id);
+      cache->Put(shard, std::move(kept));
     }
   }
   Know(std::move(row));

@@ -403,18 +403,20 @@ int Shard::OnCommit(void* self) {
     shard->pending_before_ = commit.before;
     shard->pending_ = shard->commit_log_->Begin(std::move(commit));
   }
-  shard->txn_changes_.clear();
-  shard->txn_keys_.clear();
-  shard->txn_keys_full_ = false;
+  shard->ClearTxnNotes();
   return 0;  // go on with the commit
 }
 
 void Shard::OnRollback(void* self) {
   auto* shard = static_cast<Shard*>(self);
-  shard->txn_changes_.clear();
-  shard->txn_keys_.clear();
-  shard->txn_keys_full_ = false;
+  shard->ClearTxnNotes();
   shard->SettleUnwritten();
+}
+
+void Shard::ClearTxnNotes() {
+  txn_changes_.clear();
+  txn_keys_.clear();
+  txn_keys_full_ = false;
 }
 
 void Shard::SettleInFlight() {

@@ -188,6 +188,7 @@ class Shard {
   WalHeader pending_before_;                           // the header at the commit hook
   uint64_t pending_ = 0;  // the commit log's id of the commit in flight; 0: none
   void SettleInFlight();
+  void ClearTxnNotes();  // the open transaction's changes and keys, at its end
   // The keys NoteRowChange named in the open write transaction; at most kKeys (past that,
   // txn_keys_full_: the commit names none).
   static constexpr size_t kKeys = 4096;
