@@ -34,11 +34,9 @@
 // pushed most of the process's memory out of the processor's caches: each hit should cost
 // one or two cache misses, not six. Entries live in one array of 256-byte slots, the row
 // and its text inline (a count item is about 110 bytes, at most 176 kept inline; a longer
-// one is written each time instead). An open-addressing index of (msg_id, slot) pairs,
-// linear probing (storage/fibonacci_hash.h), finds them. Eviction is CLOCK: a hit only
-// sets the slot's reference bit, and a Put into a full cache sweeps a hand over the slots,
-// clearing set bits, until it finds one clear: that entry, not used since the hand last
-// passed, goes. (A linked LRU list was six pointer chases a hit — hash node, list node,
+// one is written each time instead). An open-addressing index of (msg_id, slot) pairs
+// finds them, and eviction is CLOCK (storage/clock_table.h): a hit only sets the slot's
+// reference bit. (A linked LRU list was six pointer chases a hit — hash node, list node,
 // its neighbours, the text — and a hot count after a cold one took 150 µs in-process
 // against 16 µs warm.)
 #ifndef WEIBO_TABLES_COUNTER_CACHE_H_
@@ -49,6 +47,7 @@
 #include <string_view>
 #include <vector>
 
+#include "storage/clock_table.h"
 #include "storage/shard_watch.h"
 #include "tables/msg_counter.h"
 
@@ -88,8 +87,8 @@ class CounterCache {
   void Put(Shard& shard, const CounterRow& row, std::string_view text = std::string_view());
   void Forget(int64_t msg_id);
 
-  size_t size() const { return size_; }
-  size_t capacity() const { return capacity_; }
+  size_t size() const { return table_.size(); }
+  size_t capacity() const { return table_.capacity(); }
   const ShardWatch& watch() const { return watch_; }  // its drops and adoptions
   int64_t hits() const { return hits_; }
   int64_t misses() const { return misses_; }
@@ -99,31 +98,11 @@ class CounterCache {
     CachedCounter counter;
     uint64_t generation = 0;  // the shard's generation when stored; older ones are dropped
     int32_t shard = 0;
-    bool referenced = false;  // CLOCK's bit: used since the hand last passed
   };
-  struct IndexEntry {
-    int64_t msg_id;
-    int64_t slot;  // -1: empty
-  };
-  // Where msg_id's probe starts in the index.
-  size_t Home(int64_t msg_id) const;
-  // The index position of msg_id, or of the empty entry where it would go.
-  size_t Probe(int64_t msg_id) const;
-  // Removes the slot's entry from the index and frees the slot.
-  void Remove(size_t pos);
-  // A free slot, evicting by CLOCK when every one is used.
-  size_t FreeSlot();
   // The row listener (Shard::AddRowListener) that forgets changed msg_counter rows.
   static void OnUpdate(void* cache, int op, const char* table, int64_t rowid);
 
-  size_t capacity_;
-  std::vector<Slot> slots_;        // grows up to capacity_, then recycled
-  std::vector<int64_t> free_;      // slots Forget emptied
-  std::vector<IndexEntry> index_;  // a power of two, at least twice capacity_; lazily made
-  size_t index_mask_ = 0;
-  int index_bits_ = 0;  // log2 of the index's size: Home's bits
-  size_t hand_ = 0;     // CLOCK's hand over slots_
-  size_t size_ = 0;
+  ClockTable<Slot> table_;  // by msg_id
   ShardWatch watch_;
   int64_t hits_ = 0, misses_ = 0;
 };

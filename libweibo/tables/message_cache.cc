@@ -29,7 +29,7 @@ const CommitInterest kListsInterest{{kFollowingChange, kActiveOnChange},
 }  // namespace
 
 MessageCache::MessageCache(size_t capacity)
-    : capacity_(capacity), watch_(&kInterest), lists_watch_(&kListsInterest) {}
+    : capacity_(capacity), entries_(capacity), watch_(&kInterest), lists_watch_(&kListsInterest) {}
 
 MessageCache::~MessageCache() {
   for (Shard* shard : watch_.shards())
@@ -45,7 +45,8 @@ void MessageCache::OnChange(void* arg, int op, const char* table, int64_t rowid)
   } else if (std::strcmp(table, "entities") == 0) {
     // The rowid is the entity's own (added_id), not its message's: every entry is stale.
     // Only an entity write reaches here, and those are rare (--attr).
-    ++cache->epoch_;
+    cache->entries_.Clear();
+    cache->authors_.clear();
   } else if (std::strcmp(table, kFollowingChange) == 0 ||
              std::strcmp(table, kActiveOnChange) == 0) {
     cache->lists_.map.erase(rowid);  // keyed by the reader
@@ -113,55 +114,37 @@ bool MessageCache::InValidatedView(Shard& shard) const {
   }
 }
 
-uint32_t MessageCache::AuthorCount(int64_t user) const {
-  auto it = authors_.find(user);
-  return it == authors_.end() ? 0 : it->second;
+void MessageCache::AuthorChanged(int64_t user) {
+  if (authors_.find(user) == authors_.end()) return;
+  std::vector<ClockTable<Entry>::Item*> stale;
+  entries_.ForEach([&](ClockTable<Entry>::Item& item) {
+    if (item.value.author == user) stale.push_back(&item);
+  });
+  for (auto* item : stale) Drop(item);  // Erase moves index entries, never slots
 }
 
-void MessageCache::AuthorChanged(int64_t user) {
-  if (entries_.empty()) return;
-  if (authors_.size() >= 4 * capacity_ + 1024) {
-    // Bounded: the counts start again from 0, so every entry stored with one is stale.
-    authors_.clear();
-    ++epoch_;
-  }
-  ++authors_[user];
+void MessageCache::Uncount(int64_t author) {
+  auto it = authors_.find(author);
+  if (it != authors_.end() && --it->second == 0) authors_.erase(it);
+}
+
+void MessageCache::Drop(ClockTable<Entry>::Item* item) {
+  Uncount(item->value.author);
+  entries_.Erase(item);
 }
 
 MessageCache::Row MessageCache::Find(int shard, int64_t msg_id) {
-  auto it = entries_.find(msg_id);
-  if (it != entries_.end()) {
-    Entry& e = it->second;
-    if (e.shard == shard && e.generation == watch_.generation(shard) && e.epoch == epoch_ &&
-        e.author == AuthorCount(e.row->msg.user_id)) {
-      e.referenced = true;
+  if (ClockTable<Entry>::Item* item = entries_.Find(msg_id)) {
+    Entry& e = item->value;
+    if (e.shard == shard && e.generation == watch_.generation(shard)) {
+      item->referenced = true;
       ++hits_;
       return e.row;
     }
-    entries_.erase(it);
+    Drop(item);
   }
   ++misses_;
   return nullptr;
-}
-
-void MessageCache::Evict() {
-  if (ring_.empty()) {  // every entry has an item in the ring: not reached
-    entries_.clear();
-    return;
-  }
-  while (!ring_.empty()) {
-    auto [msg_id, ticket] = ring_.front();
-    ring_.pop_front();
-    auto it = entries_.find(msg_id);
-    if (it == entries_.end() || it->second.ticket != ticket) continue;  // forgotten since
-    if (it->second.referenced) {
-      it->second.referenced = false;
-      ring_.emplace_back(msg_id, ticket);
-      continue;
-    }
-    entries_.erase(it);
-    return;
-  }
 }
 
 void MessageCache::Put(Shard& shard, Row row) {
@@ -171,23 +154,16 @@ void MessageCache::Put(Shard& shard, Row row) {
   // since would move the generation past the row's snapshot.
   if (!InValidatedView(shard)) return;
   const int64_t id = row->msg.id;
-  entries_.erase(id);
-  while (entries_.size() >= capacity_) Evict();
-  // Forgotten entries leave their items in the ring: dropped here when they are most of it.
-  if (ring_.size() > 2 * capacity_ + 1024) {
-    ring_.clear();
-    for (const auto& [key, e] : entries_) ring_.emplace_back(key, e.ticket);
-  }
-  const uint64_t ticket = next_ticket_++;
-  Entry& e = entries_[id];
-  e.author = AuthorCount(row->msg.user_id);
+  Forget(id);
+  Entry& e =
+      entries_
+          .Insert(id, [this](ClockTable<Entry>::Item& evicted) { Uncount(evicted.value.author); })
+          .value;
+  e.author = row->msg.user_id;
   e.row = std::move(row);
   e.generation = watch_.generation(shard.index());
-  e.epoch = epoch_;
-  e.ticket = ticket;
   e.shard = shard.index();
-  e.referenced = false;
-  ring_.emplace_back(id, ticket);
+  ++authors_[e.author];
 }
 
 const MessageCache::AuthorPosts* MessageCache::FindPosts(int shard, int64_t author) {
@@ -232,7 +208,7 @@ void MessageCache::PutLists(Shard& shard, int64_t reader, ReaderLists lists) {
 }
 
 void MessageCache::Forget(int64_t msg_id) {
-  if (!entries_.empty()) entries_.erase(msg_id);
+  if (ClockTable<Entry>::Item* item = entries_.Find(msg_id)) Drop(item);
 }
 
 }  // namespace weibo

@@ -15,12 +15,12 @@
 //       - msg_info or msg_counter (rowid: the msg_id): that message is forgotten (an edit,
 //         a delete, an archive's move, a comment or repost that counts on it);
 //       - a user's name written (kUserNameChange, which tables/user_info.cc tells the
-//         listeners itself, keyed by the user_id): every message of that author is stale,
-//         as the row carries the author's name (an author epoch, below). No other change
+//         listeners itself, keyed by the user_id): every message of that author is
+//         forgotten, as the row carries the author's name (below). No other change
 //         of user_info is watched: a post's count, a follow's, a read's activity leave
 //         every page row as it was;
-//       - entities (rowid: not the message's id): every entry of the shard is stale (a
-//         message's attrs change only with --attr, which is rare);
+//       - entities (rowid: not the message's id): every entry is forgotten (a message's
+//         attrs change only with --attr, which is rare);
 //     a counter delta this process enqueues (flows/like.cc, EnqueueCounterDelta) forgets
 //     its message (Forget), as a page adds the pending deltas to the counters. An entry is
 //     only ever stored from a read outside a write transaction (Put checks), so nothing
@@ -34,17 +34,19 @@
 //     with it. A timeline holds a read transaction per shard for its whole page; it validates each
 //     shard right before opening it (Hold), and rows read inside are kept then.
 //
-// The author epoch: the listener counts each author's name writes (a map by author,
-// cleared with every entry when it grows past four times the capacity); an entry keeps the
-// count it was stored with and is stale once it differs. A name is written once, when the
-// user is made (a row cached before that, with no name, is then read again). Counting
-// every change of user_info instead, which moves at each post, follow and recorded read of
-// its user, made an author's cached messages miss after each of the author's own reads.
+// An author's name: the cache counts its entries by author, and a name write of an author
+// that has some drops them, by a scan of the slots. A name is written once, when the user
+// is made, so the scan is for the rare row cached before that, with no name, which is then
+// read again. Counting every change of user_info instead, which moves at each post, follow and
+// recorded read of its user, made an author's cached messages miss after each of the
+// author's own reads; checking a count by author at every hit, as this cache did until
+// session 45, cost one more hash lookup a row.
 //
 // Only live rows are kept: a message that is gone, archived rows, and rows whose attrs the
-// page's statement did not read (PageRow::attrs_known false) are read each time. Eviction
-// is CLOCK, as in the counter cache: a hit sets the entry's bit, and a Put into a full cache
-// sweeps the ring of entries, clearing set bits, and evicts the first one clear.
+// page's statement did not read (PageRow::attrs_known false) are read each time. The rows
+// are kept as the counter cache keeps its counters (storage/clock_table.h): one array of
+// slots, an open-addressing index by msg_id, CLOCK eviction. A page looks up 20 to 40
+// rows; in std::unordered_map's node chains those lookups were a tenth of a home read.
 // A crash loses nothing: the entries are copies of committed rows.
 //
 // Followees' newest posts. A hybrid home read merges the authors the reader pulls
@@ -84,12 +86,12 @@
 #define WEIBO_TABLES_MESSAGE_CACHE_H_
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "storage/clock_table.h"
 #include "storage/shard_watch.h"
 #include "tables/msg_page.h"
 
@@ -172,28 +174,22 @@ class MessageCache {
   struct Entry {
     Row row;
     uint64_t generation = 0;  // the shard's, when stored
-    uint64_t epoch = 0;       // the cache's, when stored (ClearEpochs moves it)
-    uint32_t author = 0;      // the author's name writes counted when stored
-    uint64_t ticket = 0;      // which of the ring's items is this entry's
+    int64_t author = 0;       // row->msg.user_id
     int32_t shard = 0;
-    bool referenced = false;
   };
   // The row listener: forgets what a changed row makes stale (the rules above).
   static void OnChange(void* cache, int op, const char* table, int64_t rowid);
-  uint32_t AuthorCount(int64_t user) const;
   void AuthorChanged(int64_t user);
-  // Makes room for one entry: CLOCK over the ring.
-  void Evict();
+  // Removes an entry, and it from its author's count.
+  void Drop(ClockTable<Entry>::Item* item);
+  void Uncount(int64_t author);
   void Validate(Shard& shard);
   // Usable's answer without validating: between transactions, or in a held read one.
   bool InValidatedView(Shard& shard) const;
 
   size_t capacity_;
-  std::unordered_map<int64_t, Entry> entries_;
-  std::deque<std::pair<int64_t, uint64_t>> ring_;  // (msg_id, ticket), oldest first
-  uint64_t next_ticket_ = 1;
-  std::unordered_map<int64_t, uint32_t> authors_;  // name writes by author
-  uint64_t epoch_ = 0;
+  ClockTable<Entry> entries_;                      // by msg_id
+  std::unordered_map<int64_t, uint32_t> authors_;  // entries by author
   ShardWatch watch_;
   std::vector<bool> held_;  // by shard: a read transaction opened right after Hold
   int64_t hits_ = 0, misses_ = 0;
