@@ -330,9 +330,14 @@ namespace {
 
 void IndexHeld(const std::vector<HeldJob>& jobs, GroupCommit::HeldReaders& index) {
   for (; index.indexed < jobs.size(); ++index.indexed) {
-    const DeliverJob d = DeliverJob::Decode(jobs[index.indexed].payload);
-    for (const std::vector<int64_t>* users : {&d.users, &d.later})
-      for (int64_t user : *users) index.of[user].emplace_back(d.msg_id, d.author);
+    const Json& payload = jobs[index.indexed].payload;
+    const int64_t msg_id = payload.at("msg_id").get<int64_t>();
+    const int64_t author = payload.at("author").get<int64_t>();
+    DeliverJob::ForEachReader(payload, [&](int64_t user) {
+      auto last = index.last.emplace(user, -1).first;
+      index.deliveries.push_back({msg_id, author, last->second});
+      last->second = static_cast<int64_t>(index.deliveries.size()) - 1;
+    });
   }
 }
 
@@ -341,25 +346,24 @@ void IndexHeld(const std::vector<HeldJob>& jobs, GroupCommit::HeldReaders& index
 std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader,
                                   const std::vector<int64_t>* followees) {
   GroupCommit& group = ctx.group_commit();
-  std::vector<const std::vector<std::pair<int64_t, int64_t>>*> found;
+  // (index, the reader's last delivery in it)
+  std::vector<std::pair<const GroupCommit::HeldReaders*, int64_t>> found;
+  auto look = [&](GroupCommit::HeldReaders& index, const std::vector<HeldJob>& jobs) {
+    IndexHeld(jobs, index);
+    auto mine = index.last.find(reader);
+    if (mine != index.last.end()) found.emplace_back(&index, mine->second);
+  };
   auto it = group.held_deliveries.find(own.index());
-  if (it != group.held_deliveries.end()) {
-    GroupCommit::HeldReaders& index = group.held_readers[own.index()];
-    IndexHeld(it->second, index);
-    auto mine = index.of.find(reader);
-    if (mine != index.of.end()) found.push_back(&mine->second);
-  }
-  if (group.in_flight && group.in_flight->target == own.index()) {
-    GroupCommit::HeldReaders& index = group.in_flight->readers;
-    IndexHeld(*group.in_flight->jobs, index);
-    auto mine = index.of.find(reader);
-    if (mine != index.of.end()) found.push_back(&mine->second);
-  }
+  if (it != group.held_deliveries.end()) look(group.held_readers[own.index()], it->second);
+  if (group.in_flight && group.in_flight->target == own.index())
+    look(group.in_flight->readers, *group.in_flight->jobs);
   if (found.empty()) return {};
   std::vector<int64_t> ids;
   std::map<int64_t, bool> follows;  // author -> whether reader follows
-  for (const auto* list : found) {
-    for (const auto& [msg_id, author] : *list) {
+  for (const auto& [index, last] : found) {
+    for (int64_t at = last; at >= 0; at = index->deliveries[static_cast<size_t>(at)].previous) {
+      const GroupCommit::HeldReaders::Delivery& d = index->deliveries[static_cast<size_t>(at)];
+      const int64_t author = d.author;
       auto f = follows.find(author);
       if (f == follows.end())
         f = follows
@@ -368,7 +372,7 @@ std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader,
                              ? std::binary_search(followees->begin(), followees->end(), author)
                              : HasRelation(own, reader, author, kFollowing))
                 .first;
-      if (f->second) ids.push_back(msg_id);
+      if (f->second) ids.push_back(d.msg_id);
     }
   }
   std::sort(ids.rbegin(), ids.rend());

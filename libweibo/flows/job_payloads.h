@@ -90,6 +90,16 @@ struct DeliverJob {
   // A plain delivery (no tiers to enqueue), judged on the encoded payload without decoding
   // its user list: it needs no job_applied mark (flows/fanout.cc).
   static bool Plain(const Json& j);
+  // Calls f(user) for each reader of the payload (users, then later), without copying the
+  // lists as Decode does: the index of held deliveries (flows/fanout.cc, IndexHeld).
+  template <class F>
+  static void ForEachReader(const Json& j, F&& f) {
+    for (const char* key : {"users", "later"}) {
+      auto list = j.find(key);
+      if (list == j.end()) continue;
+      for (const Json& user : *list) f(user.get<int64_t>());
+    }
+  }
 };
 
 // flows/fanout.cc: a deleted post's undelivery, planned on its author's shard.

@@ -222,17 +222,18 @@ std::vector<int64_t> ReadOutbox(ShardSet& shards, int64_t author, bool own, Part
 // newest kPostsKept originals and reposts. nullopt without a cache, or when the author's
 // shard may not use it now. A miss holds the shard before it reads (PartList::File), so
 // what is read and kept is the page's snapshot; a hit opens nothing.
-std::optional<MessageCache::AuthorPosts> CachedPosts(ShardSet& shards, MessageCache* cache,
-                                                     int64_t author, PartList& parts) {
-  if (cache == nullptr) return std::nullopt;
+MessageCache::Posts CachedPosts(ShardSet& shards, MessageCache* cache, int64_t author,
+                                PartList& parts) {
+  if (cache == nullptr) return nullptr;
   Shard& shard = *AuthorShard(shards, author, false);
-  if (!cache->Usable(shard)) return std::nullopt;
-  if (const MessageCache::AuthorPosts* hit = cache->FindPosts(shard.index(), author)) return *hit;
+  if (!cache->Usable(shard)) return nullptr;
+  if (MessageCache::Posts hit = cache->FindPosts(shard.index(), author)) return hit;
   MessageCache::AuthorPosts posts;
   posts.ids = ReadOutbox(shards, author, false, parts, 0, 0, MessageCache::kPostsKept);
   posts.complete = static_cast<int64_t>(posts.ids.size()) < MessageCache::kPostsKept;
-  cache->PutPosts(shard, author, posts);
-  return posts;
+  auto shared = std::make_shared<const MessageCache::AuthorPosts>(std::move(posts));
+  cache->PutPosts(shard, author, shared);
+  return shared;
 }
 
 // The ids of posts within lower < id < upper (upper 0: unbounded), newest first, at most
@@ -263,7 +264,7 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
   auto parts = std::make_shared<PartList>(shards, author, archive, txns);
   struct Memo {
     bool looked = false;
-    std::optional<MessageCache::AuthorPosts> posts;
+    MessageCache::Posts posts;
   };
   auto memo = std::make_shared<Memo>();
   auto cached = [&shards, author, cache = own || archive ? nullptr : cache, memo,
@@ -272,7 +273,7 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
       memo->looked = true;
       memo->posts = CachedPosts(shards, cache, author, *parts);
     }
-    return memo->posts ? &*memo->posts : nullptr;
+    return memo->posts.get();
   };
   s.read = [&shards, author, own, ceiling, parts, cached](int64_t upper, int64_t lower, int64_t n) {
     upper = Clamp(upper, ceiling);

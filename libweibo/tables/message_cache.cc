@@ -166,11 +166,12 @@ void MessageCache::Put(Shard& shard, Row row) {
   ++authors_[e.author];
 }
 
-const MessageCache::AuthorPosts* MessageCache::FindPosts(int shard, int64_t author) {
-  return posts_.Find(author, shard, watch_.generation(shard));
+MessageCache::Posts MessageCache::FindPosts(int shard, int64_t author) {
+  const Posts* hit = posts_.Find(author, shard, watch_.generation(shard));
+  return hit != nullptr ? *hit : nullptr;
 }
 
-void MessageCache::PutPosts(Shard& shard, int64_t author, AuthorPosts posts) {
+void MessageCache::PutPosts(Shard& shard, int64_t author, Posts posts) {
   if (capacity_ == 0 || !watch_.Watches(shard) || !InValidatedView(shard)) return;
   posts_.Put(author, {std::move(posts), watch_.generation(shard.index()), shard.index()}, bound());
 }
@@ -180,18 +181,21 @@ void MessageCache::Posted(Shard& shard, const MsgRow& row) {
   if (it == set_aside_.end()) return;
   SetAside aside = std::move(it->second);
   set_aside_.erase(it);
-  ByKey<AuthorPosts>::Entry& e = aside.entry;
+  ByKey<Posts>::Entry& e = aside.entry;
   if (aside.inserts != 1 || !InValidatedView(shard) || e.shard != shard.index() ||
       e.generation != watch_.generation(shard.index()))
     return;
   if (row.type != kComment) {
-    std::vector<int64_t>& ids = e.value.ids;
+    // A page may still hold the old list: the new one is a copy.
+    AuthorPosts posts = *e.value;
+    std::vector<int64_t>& ids = posts.ids;
     if (!ids.empty() && row.id <= ids.front()) return;  // not the newest: read it again
     ids.insert(ids.begin(), row.id);
     if (static_cast<int64_t>(ids.size()) > kPostsKept) {
       ids.pop_back();
-      e.value.complete = false;
+      posts.complete = false;
     }
+    e.value = std::make_shared<const AuthorPosts>(std::move(posts));
   }
   posts_.Put(row.user_id, std::move(e), bound());
 }

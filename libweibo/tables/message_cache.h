@@ -139,9 +139,15 @@ class MessageCache {
   };
   static constexpr int64_t kPostsKept = 32;
   // The cached posts of author (on shard `shard`), or nullptr; after Usable, as Find.
-  const AuthorPosts* FindPosts(int shard, int64_t author);
+  // Shared, as rows are: a hit hands the page the ids without copying them (a read pulls
+  // some eight authors).
+  using Posts = std::shared_ptr<const AuthorPosts>;
+  Posts FindPosts(int shard, int64_t author);
   // Keeps posts, read from shard just now, under the rules of Put.
-  void PutPosts(Shard& shard, int64_t author, AuthorPosts posts);
+  void PutPosts(Shard& shard, int64_t author, Posts posts);
+  void PutPosts(Shard& shard, int64_t author, AuthorPosts posts) {
+    PutPosts(shard, author, std::make_shared<const AuthorPosts>(std::move(posts)));
+  }
   // A message this process has just committed to shard (CreateMessage), after Usable: the
   // author's entry, which the message's author_feed insert set aside, is kept again with
   // the new id in front (a comment's: as it was). Only when that insert was the author's
@@ -218,11 +224,11 @@ class MessageCache {
       map[key] = std::move(entry);
     }
   };
-  ByKey<AuthorPosts> posts_;  // by author, under watch_
+  ByKey<Posts> posts_;  // by author, under watch_
   // Entries an author_feed insert set aside, until Posted (by author), with the inserts
   // seen since; at most kSetAside of them.
   struct SetAside {
-    ByKey<AuthorPosts>::Entry entry;
+    ByKey<Posts>::Entry entry;
     int inserts = 0;
   };
   static constexpr size_t kSetAside = 1024;

@@ -379,7 +379,7 @@ TEST_CASE("message cache: an author's cached posts go with any change of the aut
   };
   auto kept = [&](int64_t author) {
     REQUIRE(cache.Usable(*shard));
-    const MessageCache::AuthorPosts* hit = cache.FindPosts(0, author);
+    const MessageCache::Posts hit = cache.FindPosts(0, author);
     if (hit != nullptr) REQUIRE(hit->ids == std::vector<int64_t>{30 + author, 20 + author});
     return hit != nullptr;
   };
