@@ -56,20 +56,20 @@ class Remote : public Executor {
 
   Result<Json> Execute(const Request& request) override { return Run(request, nullptr); }
 
-  // An op whose server writes its result as text (OpSpec::text: count) is taken as that
-  // text, validated and not built into a Json: for 200 ids, building 200 objects was a
-  // good part of what the client paid for a hot count (weibo-bench(1), COUNTERS).
+  // A reply whose result is an array or an object is taken as that text, validated and
+  // not built into a Json: for 200 ids, building 200 objects was a good part of what the
+  // client paid for a hot count (weibo-bench(1), COUNTERS), and for a home timeline's
+  // page of 20 messages some 15 µs of a read's 250.
   Result<Json> ExecuteForReply(const Request& request, std::string* text) override {
     text->clear();
-    const OpSpec* op = FindOperation(request.op);
-    return Run(request, op != nullptr && op->text != nullptr ? text : nullptr);
+    return Run(request, text);
   }
 
   std::vector<std::string> Explain() const override { return explain_; }
   std::vector<std::string> Warnings() const override { return warnings_; }
 
  private:
-  // Execute, and with text given (a text op's) ExecuteForReply.
+  // Execute, and with text given ExecuteForReply.
   Result<Json> Run(const Request& request, std::string* text) {
     explain_.clear();
     warnings_.clear();

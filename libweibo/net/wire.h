@@ -68,7 +68,7 @@ bool ParseReply(const std::string& body, WireReply* out);
 
 // As ParseReply, except that a successful reply whose result is an array or an object
 // leaves out->result null and puts the result's own bytes in *result_text, as the daemon
-// wrote them (the client of an OpSpec::text op: Executor::ExecuteForReply). The whole body
+// wrote them (a remote Executor::ExecuteForReply). The whole body
 // is validated all the same; *result_text is empty when the reply is read as ParseReply
 // reads it (an error, another result, a body only nlohmann reads).
 bool ParseReplyText(const std::string& body, WireReply* out, std::string* result_text);

@@ -102,9 +102,11 @@ class Executor {
   // Runs one request. On success the result is that op's JSON object, as --json prints it
   // (weibo(7) and each command's page describe it).
   virtual Result<Json> Execute(const Request& request) = 0;
-  // Runs one request for a server's reply: as Execute, except that an op which writes its
-  // result as JSON text (OpSpec::text: count) returns a null Json and puts that text in
-  // *text, byte for byte the dump of what Execute returns; *text is left empty otherwise.
+  // Runs one request for a server's reply: as Execute, except that a result written as
+  // JSON text comes back as a null Json and that text in *text, byte for byte the dump of
+  // what Execute returns: embedded, an op that writes its result so (OpSpec::text: count);
+  // through a daemon, every array or object result (the reply's own bytes, validated).
+  // *text is left empty otherwise.
   virtual Result<Json> ExecuteForReply(const Request& request, std::string* text) {
     text->clear();
     return Execute(request);
