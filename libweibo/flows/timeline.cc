@@ -501,13 +501,10 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   // only on a miss, and kept then.
   MessageCache* cache = ctx.message_cache();
   const bool cached = need_followees && cache != nullptr && cache->Usable(own);
-  const MessageCache::ReaderLists* kept = cached ? cache->FindLists(own, reader) : nullptr;
-  MessageCache::ReaderLists lists;
-  if (kept != nullptr)
-    lists = *kept;
-  else if (need_followees)
-    lists.followees = Related(own, reader, kFollowing);
-  std::vector<int64_t>& followees = lists.followees;  // ascending
+  const MessageCache::Lists kept = cached ? cache->FindLists(own, reader) : nullptr;
+  MessageCache::ReaderLists fresh;  // read on a miss
+  if (kept == nullptr && need_followees) fresh.followees = Related(own, reader, kFollowing);
+  const std::vector<int64_t>& followees = kept ? kept->followees : fresh.followees;  // ascending
   if (feed.HasInbox()) {
     home.above.push_back(InboxSource(shards, reader, home.floor, want));
     // What the inbox will hold once the deliveries this server holds back are applied
@@ -529,8 +526,8 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
     // followee is pulled. active_on never names a pulled author (an author is taken off its
     // readers' active_on when it reaches the celebrity threshold: flows/active.cc,
     // BecomePulled), so no author's row is read here. Both lists ascend: one merge.
-    if (kept == nullptr) lists.active = ActiveAuthors(own, reader);
-    const std::vector<int64_t>& active = lists.active;
+    if (kept == nullptr) fresh.active = ActiveAuthors(own, reader);
+    const std::vector<int64_t>& active = kept ? kept->active : fresh.active;
     auto listed = active.begin();
     for (int64_t author : followees) {
       while (listed != active.end() && *listed < author) ++listed;
@@ -539,7 +536,7 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   } else {
     (pull_all ? pulled : pushed) = followees;
   }
-  if (cached && kept == nullptr) cache->PutLists(own, reader, std::move(lists));
+  if (cached && kept == nullptr) cache->PutLists(own, reader, std::move(fresh));
   home.pulled = static_cast<int64_t>(pulled.size());
   AddAuthors(ctx, txns, home.above, pulled, 0, want);
   if (want_below) AddAuthors(ctx, txns, home.below, pushed, home.floor, want);

@@ -29,7 +29,12 @@ const CommitInterest kListsInterest{{kFollowingChange, kActiveOnChange},
 }  // namespace
 
 MessageCache::MessageCache(size_t capacity)
-    : capacity_(capacity), entries_(capacity), watch_(&kInterest), lists_watch_(&kListsInterest) {}
+    : capacity_(capacity),
+      entries_(capacity),
+      watch_(&kInterest),
+      posts_(bound()),
+      lists_watch_(&kListsInterest),
+      lists_(bound()) {}
 
 MessageCache::~MessageCache() {
   for (Shard* shard : watch_.shards())
@@ -49,25 +54,25 @@ void MessageCache::OnChange(void* arg, int op, const char* table, int64_t rowid)
     cache->authors_.clear();
   } else if (std::strcmp(table, kFollowingChange) == 0 ||
              std::strcmp(table, kActiveOnChange) == 0) {
-    cache->lists_.map.erase(rowid);  // keyed by the reader
+    cache->lists_.table.Erase(rowid);  // keyed by the reader
   } else if (std::strcmp(table, "author_feed") == 0) {
     // Keyed by the author (tables/author_feed.cc), 0 for every author of the shard. An
     // insert sets the author's entry aside for Posted; anything else forgets it.
     if (rowid == 0) {
-      cache->posts_.map.clear();
+      cache->posts_.table.Clear();
       cache->set_aside_.clear();
     } else if (op == SQLITE_INSERT) {
-      auto it = cache->posts_.map.find(rowid);
+      auto* item = cache->posts_.table.Find(rowid);
       auto aside = cache->set_aside_.find(rowid);
       if (aside != cache->set_aside_.end()) {
         ++aside->second.inserts;
-      } else if (it != cache->posts_.map.end()) {
+      } else if (item != nullptr) {
         if (cache->set_aside_.size() >= kSetAside) cache->set_aside_.clear();
-        cache->set_aside_[rowid] = SetAside{std::move(it->second), 1};
+        cache->set_aside_[rowid] = SetAside{std::move(item->value), 1};
       }
-      if (it != cache->posts_.map.end()) cache->posts_.map.erase(it);
+      if (item != nullptr) cache->posts_.table.Erase(item);
     } else {
-      cache->posts_.map.erase(rowid);
+      cache->posts_.table.Erase(rowid);
       cache->set_aside_.erase(rowid);
     }
   }
@@ -79,7 +84,7 @@ void MessageCache::Validate(Shard& shard) {
   if (watch_.Validate(shard)) shard.AddRowListener(&MessageCache::OnChange, this);
   std::vector<int64_t> stale;  // readers whose lists another connection of ours changed
   lists_watch_.Validate(shard, &stale);
-  for (int64_t reader : stale) lists_.map.erase(reader);
+  for (int64_t reader : stale) lists_.table.Erase(reader);
 }
 
 void MessageCache::Hold(Shard& shard) {
@@ -173,7 +178,7 @@ MessageCache::Posts MessageCache::FindPosts(int shard, int64_t author) {
 
 void MessageCache::PutPosts(Shard& shard, int64_t author, Posts posts) {
   if (capacity_ == 0 || !watch_.Watches(shard) || !InValidatedView(shard)) return;
-  posts_.Put(author, {std::move(posts), watch_.generation(shard.index()), shard.index()}, bound());
+  posts_.Put(author, {std::move(posts), watch_.generation(shard.index()), shard.index()});
 }
 
 void MessageCache::Posted(Shard& shard, const MsgRow& row) {
@@ -197,18 +202,19 @@ void MessageCache::Posted(Shard& shard, const MsgRow& row) {
     }
     e.value = std::make_shared<const AuthorPosts>(std::move(posts));
   }
-  posts_.Put(row.user_id, std::move(e), bound());
+  posts_.Put(row.user_id, std::move(e));
 }
 
-const MessageCache::ReaderLists* MessageCache::FindLists(Shard& shard, int64_t reader) {
-  if (lists_.map.empty() || !lists_watch_.Current(shard)) return nullptr;
-  return lists_.Find(reader, shard.index(), lists_watch_.generation(shard.index()));
+MessageCache::Lists MessageCache::FindLists(Shard& shard, int64_t reader) {
+  if (lists_.table.size() == 0 || !lists_watch_.Current(shard)) return nullptr;
+  const Lists* hit = lists_.Find(reader, shard.index(), lists_watch_.generation(shard.index()));
+  return hit != nullptr ? *hit : nullptr;
 }
 
 void MessageCache::PutLists(Shard& shard, int64_t reader, ReaderLists lists) {
   if (capacity_ == 0 || !lists_watch_.Watches(shard) || !InValidatedView(shard)) return;
-  lists_.Put(reader, {std::move(lists), lists_watch_.generation(shard.index()), shard.index()},
-             bound());
+  lists_.Put(reader, {std::make_shared<const ReaderLists>(std::move(lists)),
+                      lists_watch_.generation(shard.index()), shard.index()});
 }
 
 void MessageCache::Forget(int64_t msg_id) {

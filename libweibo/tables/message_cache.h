@@ -63,10 +63,11 @@
 // this process keeps its author's entry (Posted): its insert sets the entry aside, and once
 // the post has committed the entry comes back with the new id in front, so that a followee's
 // own posts do not make each of its readers read its outbox again. At most
-// capacity / 4 authors are kept (25 000 at weibod's default, a few MB); a Put into a full
-// map clears it. At capacity / 16, on the retwis trace at 10 000 users (where most users
-// are some reader's pulled author), the map was cleared 23 times and 28% of the lookups
-// missed; at capacity / 4, never, and 16% missed (an author's own post forgets its entry).
+// capacity / 4 authors are kept (25 000 at weibod's default, a few MB), evicted by CLOCK
+// as the rows are (until session 45 a Put into a full map cleared it). At capacity / 16,
+// on the retwis trace at 10 000 users (where most users are some reader's pulled author),
+// the map was cleared 23 times and 28% of the lookups missed; at capacity / 4, never, and
+// 16% missed (an author's own post forgets its entry).
 //
 // Readers' lists. A hybrid home read starts from the reader's followees (user_relation) and
 // the authors whose active lists hold the reader (active_on), some 50 and 10 rows on the
@@ -79,7 +80,7 @@
 // (the row listener), and a commit of another of this process's connections is adopted
 // with the readers it named (CommitInterest::keyed, storage/commit_log.h), whose entries
 // only are forgotten. Another process's commit drops every list of the shard. At most
-// capacity / 4 readers are kept; a Put into a full map clears it. On the retwis
+// capacity / 4 readers are kept, evicted by CLOCK. On the retwis
 // trace at 3 000 users, 70% of the lookups hit; with the whole shard dropped at each of the
 // applier's joins instead of the readers it named, 50%.
 #ifndef WEIBO_TABLES_MESSAGE_CACHE_H_
@@ -166,7 +167,8 @@ class MessageCache {
   // it was validated (ShardWatch::Current): a list older than the transaction's snapshot
   // could name an author as pushed whose active_on row is gone in it, and the page would
   // miss that author's newest posts.
-  const ReaderLists* FindLists(Shard& shard, int64_t reader);
+  using Lists = std::shared_ptr<const ReaderLists>;  // shared, as rows are
+  Lists FindLists(Shard& shard, int64_t reader);
   // Keeps lists, read from shard just now, under the rules of Put.
   void PutLists(Shard& shard, int64_t reader, ReaderLists lists);
 
@@ -199,9 +201,9 @@ class MessageCache {
   ShardWatch watch_;
   std::vector<bool> held_;  // by shard: a read transaction opened right after Hold
   int64_t hits_ = 0, misses_ = 0;
-  // Copies by key (an author's posts, a reader's lists), each stamped with its shard and the
-  // generation its watch gave that shard when it was stored; a Put into a full map (bound)
-  // clears it.
+  // Values by key (an author's posts, a reader's lists), each stamped with its shard and
+  // the generation its watch gave that shard when it was stored, at most bound() of them,
+  // kept as the rows are (storage/clock_table.h): a Put into a full table evicts by CLOCK.
   template <class T>
   struct ByKey {
     struct Entry {
@@ -209,19 +211,23 @@ class MessageCache {
       uint64_t generation = 0;
       int32_t shard = 0;
     };
-    std::unordered_map<int64_t, Entry> map;
-    // The key's copy when it is from shard at generation; a stale one is forgotten.
+    explicit ByKey(size_t capacity) : table(capacity) {}
+    ClockTable<Entry> table;
+    // The key's value when it is from shard at generation; a stale one is forgotten.
     const T* Find(int64_t key, int shard, uint64_t generation) {
-      auto it = map.find(key);
-      if (it == map.end()) return nullptr;
-      if (it->second.shard == shard && it->second.generation == generation)
-        return &it->second.value;
-      map.erase(it);
+      auto* item = table.Find(key);
+      if (item == nullptr) return nullptr;
+      if (item->value.shard == shard && item->value.generation == generation) {
+        item->referenced = true;
+        return &item->value.value;
+      }
+      table.Erase(item);
       return nullptr;
     }
-    void Put(int64_t key, Entry entry, size_t bound) {
-      if (map.size() >= bound) map.clear();
-      map[key] = std::move(entry);
+    void Put(int64_t key, Entry entry) {
+      if (table.capacity() == 0) return;
+      table.Erase(key);
+      table.Insert(key).value = std::move(entry);
     }
   };
   ByKey<Posts> posts_;  // by author, under watch_
@@ -236,7 +242,7 @@ class MessageCache {
   // Readers' lists, by reader, under a watch of their own: the background applier's
   // commits change active_on often (joins), which must not drop the shard's page rows.
   ShardWatch lists_watch_;
-  ByKey<ReaderLists> lists_;                          // by reader, under lists_watch_
+  ByKey<Lists> lists_;                                // by reader, under lists_watch_
   size_t bound() const { return capacity_ / 4 + 1; }  // of posts_ and of lists_
 };
 

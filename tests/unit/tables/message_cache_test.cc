@@ -421,7 +421,8 @@ TEST_CASE("message cache: an author's cached posts go with any change of the aut
   RawDb raw(shard->path());  // another process
   raw.Exec("INSERT INTO job_applied(job_id, applied) VALUES (2, 1)");
   REQUIRE_FALSE(kept(7));
-  // Bounded: capacity / 4 + 1 authors, then the map starts again.
+  // Bounded: capacity / 4 + 1 authors, then CLOCK evicts one for each new one: every bit is
+  // set after the finds, so the hand clears them all and takes the first.
   MessageCache small(16);
   REQUIRE(small.Usable(*shard));
   for (int64_t author = 1; author <= 5; ++author)
@@ -429,8 +430,13 @@ TEST_CASE("message cache: an author's cached posts go with any change of the aut
   for (int64_t author = 1; author <= 5; ++author) REQUIRE(small.FindPosts(0, author) != nullptr);
   small.PutPosts(*shard, 6, MessageCache::AuthorPosts{{10}, true});
   REQUIRE(small.FindPosts(0, 1) == nullptr);
-  REQUIRE(small.FindPosts(0, 5) == nullptr);
-  REQUIRE(small.FindPosts(0, 6) != nullptr);
+  for (int64_t author = 2; author <= 6; ++author) REQUIRE(small.FindPosts(0, author) != nullptr);
+  small.PutPosts(*shard, 7, MessageCache::AuthorPosts{{11}, true});  // 2's bit was set again
+  REQUIRE(small.FindPosts(0, 7) != nullptr);
+  int kept_of_five = 0;
+  for (int64_t author = 2; author <= 6; ++author)
+    kept_of_five += small.FindPosts(0, author) ? 1 : 0;
+  REQUIRE(kept_of_five == 4);
 }
 
 // End to end: a server with a small message cache (evicting) against a process without
