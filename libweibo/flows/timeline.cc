@@ -492,17 +492,18 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   Shard& own = txns.Hold(shards.ForUser(reader));
   FeedPolicy feed(ctx);
   Home home;
+  // A server keeps the reader's followees, active_on and inbox floor
+  // (tables/message_cache.h): read here only on a miss, and kept then.
+  MessageCache* cache = ctx.message_cache();
+  const bool cacheable = cache != nullptr && cache->Usable(own);
+  const MessageCache::Lists kept = cacheable ? cache->FindLists(own, reader) : nullptr;
+  MessageCache::ReaderLists fresh;  // read on a miss
   // The inbox is complete from its floor up (tables/msg_index.h); below it, pull.
-  if (feed.HasInbox()) home.floor = InboxFloor(own, reader);
+  if (feed.HasInbox()) home.floor = kept ? kept->floor : (fresh.floor = InboxFloor(own, reader));
   want_below = want_below && home.floor > 0;
   // Followees matter only below the floor in push.
   const bool need_followees = !feed.FolloweesOnlyBelowFloor() || want_below;
-  // A server keeps the reader's followees and active_on (tables/message_cache.h): read here
-  // only on a miss, and kept then.
-  MessageCache* cache = ctx.message_cache();
-  const bool cached = need_followees && cache != nullptr && cache->Usable(own);
-  const MessageCache::Lists kept = cached ? cache->FindLists(own, reader) : nullptr;
-  MessageCache::ReaderLists fresh;  // read on a miss
+  const bool cached = need_followees && cacheable;
   if (kept == nullptr && need_followees) fresh.followees = Related(own, reader, kFollowing);
   const std::vector<int64_t>& followees = kept ? kept->followees : fresh.followees;  // ascending
   if (feed.HasInbox()) {

@@ -6,6 +6,7 @@
 
 #include "storage/shard.h"
 #include "tables/active_fan.h"
+#include "tables/msg_index.h"
 #include "tables/outbox.h"
 #include "tables/user_info.h"
 #include "tables/user_relation.h"
@@ -23,8 +24,8 @@ const CommitInterest kInterest{
 
 // What a reader's lists are read from. Both tables are keyed (their writers name the
 // reader): the background applier's joins and evictions forget only those readers' lists.
-const CommitInterest kListsInterest{{kFollowingChange, kActiveOnChange},
-                                    {kFollowingChange, kActiveOnChange}};
+const CommitInterest kListsInterest{{kFollowingChange, kActiveOnChange, kInboxFloorChange},
+                                    {kFollowingChange, kActiveOnChange, kInboxFloorChange}};
 
 }  // namespace
 
@@ -53,7 +54,8 @@ void MessageCache::OnChange(void* arg, int op, const char* table, int64_t rowid)
     cache->entries_.Clear();
     cache->authors_.clear();
   } else if (std::strcmp(table, kFollowingChange) == 0 ||
-             std::strcmp(table, kActiveOnChange) == 0) {
+             std::strcmp(table, kActiveOnChange) == 0 ||
+             std::strcmp(table, kInboxFloorChange) == 0) {
     cache->lists_.table.Erase(rowid);  // keyed by the reader
   } else if (std::strcmp(table, "author_feed") == 0) {
     // Keyed by the author (tables/author_feed.cc), 0 for every author of the shard. An

@@ -76,13 +76,14 @@
 // (lists_watch_): the background applier writes active_on at every join and eviction, and
 // that must not drop the shard's page rows. Both tables are WITHOUT ROWID, and their writers
 // (InsertRelation and DeleteRelation for followees, SetActiveOn and DropActiveOn) name the
-// reader with Shard::NoteRowChange: this connection's changes forget that reader's entry
-// (the row listener), and a commit of another of this process's connections is adopted
-// with the readers it named (CommitInterest::keyed, storage/commit_log.h), whose entries
-// only are forgotten. Another process's commit drops every list of the shard. At most
-// capacity / 4 readers are kept, evicted by CLOCK. On the retwis
-// trace at 3 000 users, 70% of the lookups hit; with the whole shard dropped at each of the
-// applier's joins instead of the readers it named, 50%.
+// reader with Shard::NoteRowChange, as RaiseInboxFloor does for the reader's inbox floor,
+// kept with the lists (one statement less a read; a delivery's trim raises it): this
+// connection's changes forget that reader's entry (the row listener), and a commit of
+// another of this process's connections is adopted with the readers it named
+// (CommitInterest::keyed, storage/commit_log.h), whose entries only are forgotten. Another
+// process's commit drops every list of the shard. At most capacity / 4 readers are kept,
+// evicted by CLOCK. On the retwis trace at 3 000 users, 70% of the lookups hit; with the
+// whole shard dropped at each of the applier's joins instead of the readers it named, 50%.
 #ifndef WEIBO_TABLES_MESSAGE_CACHE_H_
 #define WEIBO_TABLES_MESSAGE_CACHE_H_
 
@@ -158,9 +159,11 @@ class MessageCache {
   void Posted(Shard& shard, const MsgRow& row);
 
   // A reader's followees and the authors whose active lists hold it (active_on), both
-  // ascending, as a home read reads them on the reader's shard (flows/timeline.cc).
+  // ascending, and its inbox's floor (tables/msg_index.h), as a home read reads them on the
+  // reader's shard (flows/timeline.cc).
   struct ReaderLists {
     std::vector<int64_t> followees, active;
+    int64_t floor = 0;
   };
   // The reader's cached lists (the reader on shard), or nullptr; after Usable. Inside the
   // page's read transaction on shard, and only when no commit has reached the shard since

@@ -1,6 +1,7 @@
 #include "tables/msg_index.h"
 
 #include <sodium.h>
+#include <sqlite3.h>
 
 #include <cstring>
 #include <limits>
@@ -105,6 +106,7 @@ void RaiseInboxFloor(Shard& shard, int64_t user, int64_t floor) {
           "ON CONFLICT(user_id) DO UPDATE SET floor_msg_id = max(floor_msg_id, ?2)")
       .BindAll(user, floor)
       .Run();
+  shard.NoteRowChange(SQLITE_UPDATE, kInboxFloorChange, user);
 }
 
 int64_t InboxFloor(Shard& shard, int64_t user) {

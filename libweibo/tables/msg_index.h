@@ -50,6 +50,11 @@ std::vector<InboxRow> AllInbox(Shard& shard);
 constexpr int64_t kTrimEvery = 128;
 // Trims user's inbox to its newest cap rows when (user, msg_id) is a trim point.
 void MaybeTrimInbox(Shard& shard, int64_t user, int64_t msg_id, int64_t cap);
+// What RaiseInboxFloor tells the shard's row listeners and commit log, keyed by the reader,
+// besides the update hook's inbox_floor: a server keeps each reader's floor with its lists
+// (tables/message_cache.h), and a commit of its background applier (a delivery's trim)
+// forgets that reader's only.
+constexpr char kInboxFloorChange[] = "inbox_floor.user";
 // Raises the user's floor to at least floor.
 void RaiseInboxFloor(Shard& shard, int64_t user, int64_t floor);
 // The lowest id the inbox is complete from; 0 when it was never trimmed.

@@ -10,6 +10,7 @@
 #include "storage/shard.h"
 #include "tables/active_fan.h"
 #include "tables/author_feed.h"
+#include "tables/msg_index.h"
 #include "tables/msg_page.h"
 #include "tables/outbox.h"
 #include "tables/user_info.h"
@@ -343,7 +344,17 @@ TEST_CASE("message cache: readers' lists go by reader, for this process's connec
   in(*shard, [&] { DeleteRelation(*shard, 8, 2, kFollowing); });  // this connection's own
   CHECK_FALSE(lists(8));
   CHECK(lists(12));
-  in(other, [&] {  // more keys than a commit names: every list goes
+  // The inbox floor is kept with the lists: a trim's raise forgets its reader's only.
+  put(8);
+  in(other, [&] { RaiseInboxFloor(other, 12, 50); });
+  CHECK_FALSE(lists(12));
+  CHECK(lists(8));
+  put(12);
+  in(*shard, [&] { RaiseInboxFloor(*shard, 8, 50); });
+  CHECK_FALSE(lists(8));
+  CHECK(lists(12));
+  CHECK(cache.Find(0, 1) != nullptr);  // page rows stay
+  in(other, [&] {                      // more keys than a commit names: every list goes
     for (int64_t author = 100; author < 100 + 4100; ++author) SetActiveOn(other, 40, author, 1);
   });
   CHECK_FALSE(lists(4));
