@@ -330,14 +330,12 @@ namespace {
 
 void IndexHeld(const std::vector<HeldJob>& jobs, GroupCommit::HeldReaders& index) {
   for (; index.indexed < jobs.size(); ++index.indexed) {
-    const Json& payload = jobs[index.indexed].payload;
-    const int64_t msg_id = payload.at("msg_id").get<int64_t>();
-    const int64_t author = payload.at("author").get<int64_t>();
-    DeliverJob::ForEachReader(payload, [&](int64_t user) {
-      auto last = index.last.emplace(user, -1).first;
-      index.deliveries.push_back({msg_id, author, last->second});
-      last->second = static_cast<int64_t>(index.deliveries.size()) - 1;
-    });
+    DeliverJob::ForEachDelivery(jobs[index.indexed].payload,
+                                [&](int64_t msg_id, int64_t author, int64_t user) {
+                                  auto last = index.last.emplace(user, -1).first;
+                                  index.deliveries.push_back({msg_id, author, last->second});
+                                  last->second = static_cast<int64_t>(index.deliveries.size()) - 1;
+                                });
   }
 }
 

@@ -90,14 +90,17 @@ struct DeliverJob {
   // A plain delivery (no tiers to enqueue), judged on the encoded payload without decoding
   // its user list: it needs no job_applied mark (flows/fanout.cc).
   static bool Plain(const Json& j);
-  // Calls f(user) for each reader of the payload (users, then later), without copying the
-  // lists as Decode does: the index of held deliveries (flows/fanout.cc, IndexHeld).
+  // Calls f(msg_id, author, user) for each reader of the payload (users, then later),
+  // without copying the lists as Decode does: the index of held deliveries
+  // (flows/fanout.cc, IndexHeld).
   template <class F>
-  static void ForEachReader(const Json& j, F&& f) {
+  static void ForEachDelivery(const Json& j, F&& f) {
+    const int64_t msg_id = j.at("msg_id").get<int64_t>();
+    const int64_t author = j.at("author").get<int64_t>();
     for (const char* key : {"users", "later"}) {
       auto list = j.find(key);
       if (list == j.end()) continue;
-      for (const Json& user : *list) f(user.get<int64_t>());
+      for (const Json& user : *list) f(msg_id, author, user.get<int64_t>());
     }
   }
 };
