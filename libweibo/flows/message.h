@@ -77,8 +77,17 @@ class MessageView {
   void KnowNew(Shard& shard, PageRow row);
   Json Render(int64_t msg_id);
   Json Render(const MsgRow& row);
+  // Appends Render(msg_id).dump() to out, written directly (no Json is built); false, with
+  // nothing appended, when the message is gone.
+  bool RenderText(int64_t msg_id, std::string* out);
 
  private:
+  // Writes the message's fields into an open object (JsonFields or TextFields, in
+  // message_view.cc); false, with nothing written, when the message is gone.
+  template <class Fields>
+  bool WriteFields(int64_t msg_id, Fields& w);
+  template <class Fields>
+  void WriteFields(const MsgRow& row, Fields& w);
   std::string UserName(int64_t user_id);
   void Load(const std::vector<int64_t>& msg_ids);
   Context& ctx_;

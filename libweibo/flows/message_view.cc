@@ -2,14 +2,13 @@
 // fixed page_index of a comment or repost (read from the relation row beside the message
 // it refers to) and the root message (seed 000, 6-30 update), or {"id","deleted":true}
 // when the author deleted it.
-#include <cinttypes>
-#include <cstdio>
 
 #include "flows/archive.h"
 #include "flows/entities.h"
 #include "flows/job_payloads.h"
 #include "flows/message.h"
 #include "storage/clock.h"
+#include "storage/json_text.h"
 #include "tables/message_cache.h"
 #include "tables/msg_counter.h"
 #include "tables/msg_msg_relation.h"
@@ -28,35 +27,110 @@ const char* TypeName(int type) {
   }
 }
 
+// The message JSON's two writers, each one object being filled: MessageView::WriteFields
+// and WriteCounts name the fields once, for the Json a library caller gets (Render) and
+// for the text a page's reply is made of (RenderText, the timeline's OpSpec::text), which
+// must be byte for byte that Json's dump (tests/unit/flows/message_view_test.cc).
+// JsonFields fills an ordered object field by field, into room reserved once: nlohmann's
+// initializer lists build each {key, value} as a two-element array and copy it, and
+// operator[] searches the object and grows its vector, copying every field before it.
+class JsonFields {
+ public:
+  explicit JsonFields(size_t reserve) : json_(Json::object()) { fields().reserve(reserve); }
+  void Str(const char* key, std::string value) { fields().emplace_back(key, std::move(value)); }
+  void Id(const char* key, int64_t id) { fields().emplace_back(key, std::to_string(id)); }
+  void Int(const char* key, int64_t value) { fields().emplace_back(key, value); }
+  void Bool(const char* key, bool value) { fields().emplace_back(key, value); }
+  void Null(const char* key) { fields().emplace_back(key, nullptr); }
+  void Value(const char* key, const Json& value) { fields().emplace_back(key, value); }
+  template <class Body>
+  void Object(const char* key, size_t reserve, Body body) {
+    JsonFields child(reserve);
+    body(child);
+    fields().emplace_back(key, child.Take());
+  }
+  Json Take() { return std::move(json_); }
+
+ private:
+  Json::object_t& fields() { return *json_.get_ptr<Json::object_t*>(); }
+  Json json_;
+};
+
+// TextFields appends the object's text as its fields come: '{' when made, '}' at Close.
+// Keys are this file's literals, written without escaping.
+class TextFields {
+ public:
+  explicit TextFields(std::string* out) : out_(out) { out_->push_back('{'); }
+  void Close() { out_->push_back('}'); }
+  void Str(const char* key, const std::string& value) {
+    Key(key);
+    AppendJsonString(value, out_);
+  }
+  void Id(const char* key, int64_t id) {
+    Key(key);
+    AppendJsonIdString(id, out_);
+  }
+  void Int(const char* key, int64_t value) {
+    Key(key);
+    AppendJsonInt(value, out_);
+  }
+  void Bool(const char* key, bool value) {
+    Key(key);
+    out_->append(value ? "true" : "false");
+  }
+  void Null(const char* key) {
+    Key(key);
+    out_->append("null");
+  }
+  void Value(const char* key, const Json& value) {
+    Key(key);
+    AppendJson(value, out_);
+  }
+  template <class Body>
+  void Object(const char* key, size_t /*reserve*/, Body body) {
+    Key(key);
+    TextFields child(out_);
+    body(child);
+    child.Close();
+  }
+
+ private:
+  void Key(const char* key) {
+    out_->append(first_ ? "\"" : ",\"");
+    first_ = false;
+    out_->append(key);
+    out_->append("\":");
+  }
+  std::string* out_;
+  bool first_ = true;
+};
+
+template <class Fields>
+void WriteCounts(const CounterRow& c, Fields& w) {
+  w.Int("comments", c.comments);
+  w.Int("commented", c.commented);
+  w.Int("reposts", c.transfers);
+  w.Int("reposted", c.transferred);
+  w.Int("likes", c.likes);
+  w.Int("views", c.views);
+}
+
 }  // namespace
 
 Json CountsJson(const CounterRow& c) {
-  // Field by field into room reserved once (the hot path of count: six per message).
-  // nlohmann's initializer-list constructor builds each {key, value} as a two-element
-  // array first and then copies it into the object, a few allocations per field; the
-  // ordered object is a vector of pairs, and these keys are distinct.
-  Json j = Json::object();
-  auto& fields = *j.get_ptr<Json::object_t*>();
-  fields.reserve(6);
-  fields.emplace_back("comments", c.comments);
-  fields.emplace_back("commented", c.commented);
-  fields.emplace_back("reposts", c.transfers);
-  fields.emplace_back("reposted", c.transferred);
-  fields.emplace_back("likes", c.likes);
-  fields.emplace_back("views", c.views);
-  return j;
+  JsonFields w(6);
+  WriteCounts(c, w);
+  return w.Take();
 }
 
 std::string CountItemText(const CounterRow& c) {
-  // Only keys and integers, which JSON writes one way: no escaping, no choice of format.
-  char buf[256];
-  const int n = std::snprintf(
-      buf, sizeof buf,
-      "{\"id\":\"%" PRId64 "\",\"counts\":{\"comments\":%" PRId64 ",\"commented\":%" PRId64
-      ",\"reposts\":%" PRId64 ",\"reposted\":%" PRId64 ",\"likes\":%" PRId64 ",\"views\":%" PRId64
-      "}}",
-      c.msg_id, c.comments, c.commented, c.transfers, c.transferred, c.likes, c.views);
-  return std::string(buf, static_cast<size_t>(n));
+  std::string out;
+  out.reserve(128);
+  TextFields w(&out);
+  w.Id("id", c.msg_id);
+  w.Object("counts", 6, [&](TextFields& counts) { WriteCounts(c, counts); });
+  w.Close();
+  return out;
 }
 
 void MessageView::Load(const std::vector<int64_t>& msg_ids) {
@@ -156,69 +230,97 @@ std::string MessageView::UserName(int64_t user_id) {
 }
 
 Json MessageView::Render(int64_t msg_id) {
-  auto cached = rows_.find(msg_id);
-  if (cached != rows_.end()) return cached->second ? Render(cached->second->msg) : Json();
-  auto row = GetMsg(ctx_.shards().ForMsg(msg_id), msg_id);
-  if (!row) row = ArchivedMsg(ctx_, msg_id);  // after the shard: never neither (archive.h)
-  return row ? Render(*row) : Json();
+  JsonFields w(13);
+  return WriteFields(msg_id, w) ? w.Take() : Json();
 }
 
 Json MessageView::Render(const MsgRow& m) {
+  JsonFields w(13);
+  WriteFields(m, w);
+  return w.Take();
+}
+
+bool MessageView::RenderText(int64_t msg_id, std::string* out) {
+  const size_t start = out->size();
+  TextFields w(out);
+  if (!WriteFields(msg_id, w)) {
+    out->resize(start);  // gone: the '{' is taken back
+    return false;
+  }
+  w.Close();
+  return true;
+}
+
+template <class Fields>
+bool MessageView::WriteFields(int64_t msg_id, Fields& w) {
+  auto cached = rows_.find(msg_id);
+  if (cached != rows_.end()) {
+    if (!cached->second) return false;
+    WriteFields(cached->second->msg, w);
+    return true;
+  }
+  auto row = GetMsg(ctx_.shards().ForMsg(msg_id), msg_id);
+  if (!row) row = ArchivedMsg(ctx_, msg_id);  // after the shard: never neither (archive.h)
+  if (!row) return false;
+  WriteFields(*row, w);
+  return true;
+}
+
+template <class Fields>
+void MessageView::WriteFields(const MsgRow& m, Fields& w) {
   CounterRow c;
   auto cached = rows_.find(m.id);
-  if (cached != rows_.end() && cached->second) {
+  const bool prefetched = cached != rows_.end() && cached->second;
+  if (prefetched) {
     c = cached->second->counter.value_or(CounterRow{});
   } else {
     Shard& shard = ctx_.shards().ForMsg(m.id);
     auto live = GetLiveCounter(shard, m.id);
     c = live ? *live : ArchivedCounter(ctx_, m.id).value_or(CounterRow{});
   }
-  // Field by field into room reserved once, as CountsJson: a page renders twenty of these,
-  // and each key added by operator[] searched the object and grew its vector, copying every
-  // field before it (a pair with a const key is copied, not moved).
-  Json j = Json::object();
-  auto& fields = *j.get_ptr<Json::object_t*>();
-  fields.reserve(13);
-  fields.emplace_back("id", std::to_string(m.id));
-  fields.emplace_back("user_id", std::to_string(m.user_id));
-  fields.emplace_back("user_name", UserName(m.user_id));
-  fields.emplace_back("type", TypeName(m.type));
-  fields.emplace_back("content", m.content);
-  fields.emplace_back("time", FormatTime(m.time));
+  w.Id("id", m.id);
+  w.Id("user_id", m.user_id);
+  w.Str("user_name", UserName(m.user_id));
+  w.Str("type", TypeName(m.type));
+  w.Str("content", m.content);
+  w.Str("time", FormatTime(m.time));
   if (m.edits > 0) {  // only an edited message has them: absent means never edited
-    fields.emplace_back("edited", FormatTime(m.edited));
-    fields.emplace_back("edits", m.edits);
+    w.Str("edited", FormatTime(m.edited));
+    w.Int("edits", m.edits);
   }
   if (m.ref_msg_id != 0) {
-    Json ref = Json::object();
-    auto& ref_fields = *ref.get_ptr<Json::object_t*>();
-    ref_fields.reserve(2);
-    ref_fields.emplace_back("id", std::to_string(m.ref_msg_id));
-    ref_fields.emplace_back("user_id", std::to_string(m.ref_user_id));
-    fields.emplace_back("ref", std::move(ref));
+    w.Object("ref", 2, [&](Fields& ref) {
+      ref.Id("id", m.ref_msg_id);
+      ref.Id("user_id", m.ref_user_id);
+    });
     auto rel = GetMsgRelation(ctx_.shards().ForMsg(m.ref_msg_id), m.user_id, m.id);
     Shard* archive = rel ? nullptr : ArchiveOfMsg(ctx_, m.ref_msg_id);
     if (archive != nullptr) rel = GetMsgRelation(*archive, m.user_id, m.id);  // ref archived
-    fields.emplace_back("page_index", rel ? Json(rel->page_index) : Json());
+    if (rel)
+      w.Int("page_index", rel->page_index);
+    else
+      w.Null("page_index");
   } else {
-    fields.emplace_back("ref", nullptr);
-    fields.emplace_back("page_index", nullptr);
+    w.Null("ref");
+    w.Null("page_index");
   }
-  fields.emplace_back("counts", CountsJson(c));
+  w.Object("counts", 6, [&](Fields& counts) { WriteCounts(c, counts); });
   if (m.root_msg_id == 0) {
-    fields.emplace_back("root", nullptr);
+    w.Null("root");
   } else {
-    Json root = Render(m.root_msg_id);
-    fields.emplace_back("root", root.is_null()
-                                    ? Json{{"id", std::to_string(m.root_msg_id)}, {"deleted", true}}
-                                    : std::move(root));
+    w.Object("root", 13, [&](Fields& root) {
+      if (WriteFields(m.root_msg_id, root)) return;
+      root.Id("id", m.root_msg_id);
+      root.Bool("deleted", true);
+    });
   }
   // --attr's, only on a message that has them; most often read with the page's rows.
-  Json attrs = cached != rows_.end() && cached->second && cached->second->attrs_known
-                   ? cached->second->attrs
-                   : MessageAttrs(ctx_, m.id);
-  if (!attrs.is_null()) fields.emplace_back("attrs", std::move(attrs));
-  return j;
+  if (prefetched && cached->second->attrs_known) {
+    if (!cached->second->attrs.is_null()) w.Value("attrs", cached->second->attrs);
+  } else {
+    const Json attrs = MessageAttrs(ctx_, m.id);
+    if (!attrs.is_null()) w.Value("attrs", attrs);
+  }
 }
 
 }  // namespace weibo

@@ -8,6 +8,7 @@
 
 #include "ops/args.h"
 #include "storage/clock.h"
+#include "storage/json_text.h"
 
 namespace weibo::net {
 namespace {
@@ -88,72 +89,6 @@ Status ReadFields(Json& j, WireRequest* out) {
   }
   if (!j.contains("op")) return Invalid("a request needs an op");
   return Status::Ok();
-}
-
-// Appends j as Json::dump(-1, ' ', false, replace) writes it, byte for byte: nlohmann's
-// own serializer for what only it decides (numbers with a fraction, strings with bytes to
-// escape or outside ASCII), and directly the rest — the keys, ids and integers that make up
-// most of a reply (count: eight keys, an id and six counters per message), which nlohmann
-// passes byte by byte through its UTF-8 decoder. Invalid UTF-8 is replaced (a reply) or,
-// with kStrict, throws nlohmann's type_error as dump() does (a request: Unsendable).
-void AppendJson(const Json& j, std::string* out,
-                Json::error_handler_t invalid = Json::error_handler_t::replace) {
-  auto append_string = [out, invalid](const std::string& s) {
-    bool plain = true;
-    for (unsigned char c : s) plain = plain && c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-    if (!plain) {
-      out->append(Json(s).dump(-1, ' ', false, invalid));
-      return;
-    }
-    out->push_back('"');
-    out->append(s);
-    out->push_back('"');
-  };
-  char digits[24];
-  bool first = true;
-  switch (j.type()) {
-    case Json::value_t::object:
-      out->push_back('{');
-      for (const auto& [key, value] : *j.get_ptr<const Json::object_t*>()) {
-        if (!first) out->push_back(',');
-        first = false;
-        append_string(key);
-        out->push_back(':');
-        AppendJson(value, out, invalid);
-      }
-      out->push_back('}');
-      break;
-    case Json::value_t::array:
-      out->push_back('[');
-      for (const Json& item : *j.get_ptr<const Json::array_t*>()) {
-        if (!first) out->push_back(',');
-        first = false;
-        AppendJson(item, out, invalid);
-      }
-      out->push_back(']');
-      break;
-    case Json::value_t::string:
-      append_string(*j.get_ptr<const std::string*>());
-      break;
-    case Json::value_t::number_integer:
-      out->append(digits,
-                  std::to_chars(digits, digits + sizeof digits, *j.get_ptr<const int64_t*>()).ptr);
-      break;
-    case Json::value_t::number_unsigned:
-      out->append(digits,
-                  std::to_chars(digits, digits + sizeof digits, *j.get_ptr<const uint64_t*>()).ptr);
-      break;
-    // Written here, not by j.dump(): a rendered message has three nulls (ref, page_index,
-    // root), and a dump each made a string and a serializer (a quarter of a page's reply).
-    case Json::value_t::null:
-      out->append("null");
-      break;
-    case Json::value_t::boolean:
-      out->append(*j.get_ptr<const bool*>() ? "true" : "false");
-      break;
-    default:  // numbers with a fraction, binary, discarded: nlohmann's words
-      out->append(j.dump(-1, ' ', false, invalid));
-  }
 }
 
 std::string Dump(const Json& j) {

@@ -36,6 +36,7 @@ Json Edit(Context& ctx, const Json& args);
 Json Search(Context& ctx, const Json& args);
 // flows/timeline.cc
 Json Timeline(Context& ctx, const Json& args);
+std::string TimelineText(Context& ctx, const Json& args);
 // flows/show.cc
 Json Show(Context& ctx, const Json& args);
 Json Comments(Context& ctx, const Json& args);
@@ -451,7 +452,9 @@ std::vector<OpSpec> Table() {
        "timeline",
        Timeline,
        nullptr,
-       render::Timeline},
+       render::Timeline,
+       false,
+       TimelineText},
       // show counts a view: a write, served by the message's owner.
       {"show",
        true,

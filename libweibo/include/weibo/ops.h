@@ -100,8 +100,10 @@ struct OpSpec {
   // a token with read scope.
   bool admin = false;
   // Optional, beside handler: the same op writing its result as JSON text itself, for a
-  // server's reply (Executor::ExecuteForReply). count has one: its hot items are kept as
-  // text (tables/counter_cache.h), and joining them is most of what a hot count costs.
+  // server's reply (Executor::ExecuteForReply), byte for byte the dump of the handler's
+  // Json. count has one: its hot items are kept as text (tables/counter_cache.h), and
+  // joining them is most of what a hot count costs. timeline has one: a page's twenty
+  // messages are written as text instead of built as objects to serialize.
   OpTextHandler text = nullptr;
   // Runs while a server holds deliveries back (jobs/context.h, GroupCommit::held_deliveries)
   // without applying them first: it reads no inbox row and writes nothing a held delivery

@@ -495,4 +495,70 @@ TEST_CASE("timeline: a server's background applier writes what home reads owe") 
 }
 
 }  // namespace
+// The timeline's text handler (OpSpec::text: a server's reply, weibo-timeline --json) writes
+// the page directly; it must be byte for byte the dump of the Json the handler builds, for
+// every kind of message a page holds and every way of asking for one.
+TEST_CASE("timeline: the page written as text is the dump of its Json") {
+  std::string feed = GENERATE("push", "pull", "hybrid");
+  const bool server = GENERATE(false, true);  // a server's caches, or a command's reads
+  Cluster c(ClusterOptions{4, feed});
+  const int64_t a = c.AddUser("alice"), b = c.AddUser("bób\"quoted\"");
+  const int64_t d = c.AddUser("carol");
+  c.Follow(a, b);
+  c.Follow(a, d);
+  c.Follow(d, b);
+  const int64_t plain = c.Post(b, "plain");
+  const int64_t escaped = c.Post(b, "\"q\" back\\slash");
+  const int64_t wide = c.Post(d, "微博 ✓ 😀 é");
+  const int64_t reposted = c.Repost(d, plain, "look");
+  const int64_t gone_root = c.Post(b, "soon gone");
+  const int64_t orphan = c.Repost(d, gone_root);
+  c.Delete(b, gone_root);
+  const int64_t deep = c.Repost(b, reposted, "again");
+  c.Comment(d, plain, "a comment");
+  c.Run("edit", {{"user", b}, {"msg", std::to_string(plain)}, {"content", "plain, edited"}});
+  c.Run("post", {{"user", d}, {"content", "with attrs"}, {"attrs", {"title=hé", "n=\"1\""}}});
+  for (int i = 0; i < 25; ++i) c.Post(i % 2 ? b : d, "filler " + std::to_string(i));
+  (void)wide, (void)orphan, (void)deep;
+  // A control character the edge refuses, as a hand-edited shard may hold it: escaped.
+  for (int i = 0; i < c.shards(); ++i)
+    test::RawDb(c.ShardPath(i))
+        .Exec("UPDATE msg_info SET content = content || char(9, 10, 1, 127) WHERE msg_id = " +
+              std::to_string(escaped));
+
+  EmbeddedOptions eo = server ? test::ServerOptions(c.dir()) : EmbeddedOptions{};
+  eo.data_dir = c.dir();
+  eo.now_ms = test::kNow;
+  auto executor = OpenEmbedded(eo);
+  auto same = [&](Json args) {
+    Request request{"timeline", args};
+    std::string text;
+    auto r = executor->ExecuteForReply(request, &text);
+    REQUIRE(r.ok());
+    REQUIRE(r.value().is_null());
+    auto doc = executor->Execute(request);
+    REQUIRE(doc.ok());
+    INFO(args.dump());
+    REQUIRE(text == doc.value().dump());
+    return Json::parse(text);
+  };
+  REQUIRE(same({{"user", a}}).size() == 20);
+  REQUIRE(same({{"user", a}, {"count", 200}}).size() == 32);
+  same({{"user", a}, {"page", 1}});
+  same({{"user", a}, {"count", 3}, {"page", 4}});
+  same({{"user", a}, {"max_id", std::to_string(deep)}});
+  same({{"user", a}, {"since_id", std::to_string(plain)}, {"count", 7}});
+  same({{"user", b}, {"posts", true}, {"count", 50}});
+  same({{"user", d}, {"count", 200}});
+  REQUIRE(same({{"user", a}, {"page", 9}}) == Json::array());  // past the end
+  const int64_t e = c.AddUser("erin");
+  REQUIRE(same({{"user", e}}) == Json::array());  // follows no one, posted nothing
+  REQUIRE(same({{"user", a}, {"unread", true}}).at("user_id") == std::to_string(a));
+  // The page itself holds every kind: an edit, a root gone, attrs, escapes, wide text.
+  const std::string all = same({{"user", a}, {"count", 200}}).dump();
+  for (const char* part :
+       {"\"edits\":1", "\"deleted\":true", "\"attrs\":{", "\\t", "\\u0001\x7f", "微博"})
+    REQUIRE(all.find(part) != std::string::npos);
+}
+
 }  // namespace weibo
