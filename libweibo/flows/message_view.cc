@@ -3,6 +3,8 @@
 // it refers to) and the root message (seed 000, 6-30 update), or {"id","deleted":true}
 // when the author deleted it.
 
+#include <type_traits>
+
 #include "flows/archive.h"
 #include "flows/entities.h"
 #include "flows/job_payloads.h"
@@ -86,6 +88,11 @@ class TextFields {
     Key(key);
     AppendJson(value, out_);
   }
+  // Fields another TextFields wrote (HeadText), as the first of this object's.
+  void Raw(const std::string& fields) {
+    out_->append(fields);
+    first_ = first_ && fields.empty();
+  }
   template <class Body>
   void Object(const char* key, size_t /*reserve*/, Body body) {
     Key(key);
@@ -104,6 +111,31 @@ class TextFields {
   std::string* out_;
   bool first_ = true;
 };
+
+// The fields of a message that never change once it is written (an edit writes a new row).
+template <class Fields>
+void WriteHead(const MsgRow& m, std::string name, Fields& w) {
+  w.Id("id", m.id);
+  w.Id("user_id", m.user_id);
+  w.Str("user_name", std::move(name));
+  w.Str("type", TypeName(m.type));
+  w.Str("content", m.content);
+  w.Str("time", FormatTime(m.time));
+  if (m.edits > 0) {  // only an edited message has them: absent means never edited
+    w.Str("edited", FormatTime(m.edited));
+    w.Int("edits", m.edits);
+  }
+}
+
+// WriteHead's text, without the braces: PageRow::head.
+std::string HeadText(const MsgRow& m, const std::string& name) {
+  std::string out;
+  out.reserve(160 + m.content.size());
+  TextFields w(&out);
+  WriteHead(m, name, w);
+  out.erase(0, 1);  // the '{'
+  return out;
+}
 
 template <class Fields>
 void WriteCounts(const CounterRow& c, Fields& w) {
@@ -163,6 +195,10 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
     }
     const std::vector<int64_t>& read = cached ? cold : by_shard[i];
     for (PageRow& row : GetPageRows(shard, read)) {
+      if (cached) {  // its head is written once, for every page it is on
+        row.head =
+            HeadText(row.msg, row.author_name ? *row.author_name : UserName(row.msg.user_id));
+      }
       auto shared = std::make_shared<const PageRow>(std::move(row));
       if (cached) cache->Put(shard, shared);
       keep(std::move(shared));
@@ -213,6 +249,7 @@ void MessageView::KnowNew(Shard& shard, PageRow row) {
     if (row.attrs_known) {          // one copy, shared by the cache: not a copy to copy again
       auto kept = std::make_shared<PageRow>(row);
       kept->author_name = UserName(row.msg.user_id);
+      kept->head = HeadText(row.msg, *kept->author_name);
       cache->Put(shard, std::move(kept));
     }
   }
@@ -278,15 +315,13 @@ void MessageView::WriteFields(const MsgRow& m, Fields& w) {
     auto live = GetLiveCounter(shard, m.id);
     c = live ? *live : ArchivedCounter(ctx_, m.id).value_or(CounterRow{});
   }
-  w.Id("id", m.id);
-  w.Id("user_id", m.user_id);
-  w.Str("user_name", UserName(m.user_id));
-  w.Str("type", TypeName(m.type));
-  w.Str("content", m.content);
-  w.Str("time", FormatTime(m.time));
-  if (m.edits > 0) {  // only an edited message has them: absent means never edited
-    w.Str("edited", FormatTime(m.edited));
-    w.Int("edits", m.edits);
+  if constexpr (std::is_same_v<Fields, TextFields>) {
+    if (prefetched && !cached->second->head.empty())
+      w.Raw(cached->second->head);  // a server's cached row: written when it was read
+    else
+      WriteHead(m, UserName(m.user_id), w);
+  } else {
+    WriteHead(m, UserName(m.user_id), w);
   }
   if (m.ref_msg_id != 0) {
     w.Object("ref", 2, [&](Fields& ref) {

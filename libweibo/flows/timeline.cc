@@ -571,7 +571,10 @@ class Page {
  public:
   Page(Context& ctx, int64_t count, int64_t skip, int64_t cursor, bool text)
       : view_(ctx), count_(count), skip_(skip), cursor_(cursor), text_(text) {
-    if (text_) text_out_ = "[";
+    if (text_) {
+      text_out_.reserve(static_cast<size_t>(std::min<int64_t>(count, 200)) * 512);  // no regrowth
+      text_out_ = "[";
+    }
   }
 
   bool full() const { return size() >= count_; }

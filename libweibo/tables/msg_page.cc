@@ -71,7 +71,7 @@ std::vector<PageRow> GetPageRows(Shard& shard, const std::vector<int64_t>& ids) 
       }
       continue;
     }
-    PageRow row{ReadMsgRow(s, 1), std::nullopt, std::nullopt, false, Json()};
+    PageRow row{ReadMsgRow(s, 1), std::nullopt, std::nullopt, false, Json(), {}};
     if (!s.IsNull(12)) row.counter = ReadCounterRow(s, 12);
     if (!s.IsNull(19)) row.author_name = s.Text(19);
     rows.push_back(std::move(row));

@@ -29,6 +29,10 @@ struct PageRow {
   // id range to read them in passing; the caller then looks the entity up.
   bool attrs_known = false;
   Json attrs;
+  // A server's cached row (tables/message_cache.h) also keeps the message JSON's fields that
+  // never change once written, "id" through "time" (and "edited", "edits"), as the JSON
+  // text a page is written with (flows/message_view.cc); empty when not made.
+  std::string head;
 };
 
 // The rows of the messages ids (all of this shard) that exist, in no particular order;

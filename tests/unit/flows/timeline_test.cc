@@ -559,6 +559,17 @@ TEST_CASE("timeline: the page written as text is the dump of its Json") {
   for (const char* part :
        {"\"edits\":1", "\"deleted\":true", "\"attrs\":{", "\\t", "\\u0001\x7f", "微博"})
     REQUIRE(all.find(part) != std::string::npos);
+  // Edits, through this executor and through another connection: a server's cached row,
+  // and the text it keeps of it, are not shown again.
+  REQUIRE(executor
+              ->Execute(Request{"edit",
+                                {{"user", b}, {"msg", std::to_string(plain)}, {"content", "here"}}})
+              .ok());
+  REQUIRE(same({{"user", a}, {"count", 200}}).dump().find("\"here\"") != std::string::npos);
+  c.Run("edit", {{"user", b}, {"msg", std::to_string(plain)}, {"content", "elsewhere"}});
+  const std::string edited = same({{"user", a}, {"count", 200}}).dump();
+  REQUIRE(edited.find("\"elsewhere\"") != std::string::npos);
+  REQUIRE(edited.find("\"edits\":3") != std::string::npos);
 }
 
 }  // namespace weibo
