@@ -32,7 +32,7 @@ const char* TypeName(int type) {
 // The message JSON's two writers, each one object being filled: MessageView::WriteFields
 // and WriteCounts name the fields once, for the Json a library caller gets (Render) and
 // for the text a page's reply is made of (RenderText, the timeline's OpSpec::text), which
-// must be byte for byte that Json's dump (tests/unit/flows/message_view_test.cc).
+// must be byte for byte that Json's dump (tests/unit/flows/timeline_test.cc).
 // JsonFields fills an ordered object field by field, into room reserved once: nlohmann's
 // initializer lists build each {key, value} as a two-element array and copy it, and
 // operator[] searches the object and grows its vector, copying every field before it.
@@ -315,14 +315,12 @@ void MessageView::WriteFields(const MsgRow& m, Fields& w) {
     auto live = GetLiveCounter(shard, m.id);
     c = live ? *live : ArchivedCounter(ctx_, m.id).value_or(CounterRow{});
   }
+  bool kept = false;  // a server's cached row has its head as text, written when it was read
   if constexpr (std::is_same_v<Fields, TextFields>) {
-    if (prefetched && !cached->second->head.empty())
-      w.Raw(cached->second->head);  // a server's cached row: written when it was read
-    else
-      WriteHead(m, UserName(m.user_id), w);
-  } else {
-    WriteHead(m, UserName(m.user_id), w);
+    kept = prefetched && !cached->second->head.empty();
+    if (kept) w.Raw(cached->second->head);
   }
+  if (!kept) WriteHead(m, UserName(m.user_id), w);
   if (m.ref_msg_id != 0) {
     w.Object("ref", 2, [&](Fields& ref) {
       ref.Id("id", m.ref_msg_id);
