@@ -112,7 +112,8 @@ class TextFields {
   bool first_ = true;
 };
 
-// The fields of a message that never change once it is written (an edit writes a new row).
+// The fields of a message that change only with an edit, which updates the row: a server's
+// cache forgets a changed row (its update hook), and its head with it.
 template <class Fields>
 void WriteHead(const MsgRow& m, std::string name, Fields& w) {
   w.Id("id", m.id);

@@ -30,8 +30,9 @@ struct PageRow {
   bool attrs_known = false;
   Json attrs;
   // A server's cached row (tables/message_cache.h) also keeps the message JSON's fields that
-  // never change once written, "id" through "time" (and "edited", "edits"), as the JSON
-  // text a page is written with (flows/message_view.cc); empty when not made.
+  // change only with an edit (which makes the cache forget the row), "id" through "time"
+  // (and "edited", "edits"), as the JSON text a page is written with
+  // (flows/message_view.cc); empty when not made.
   std::string head;
 };
 
