@@ -332,9 +332,9 @@ void IndexHeld(const std::vector<HeldJob>& jobs, GroupCommit::HeldReaders& index
   for (; index.indexed < jobs.size(); ++index.indexed) {
     DeliverJob::ForEachDelivery(jobs[index.indexed].payload,
                                 [&](int64_t msg_id, int64_t author, int64_t user) {
-                                  auto last = index.last.emplace(user, -1).first;
-                                  index.deliveries.push_back({msg_id, author, last->second});
-                                  last->second = static_cast<int64_t>(index.deliveries.size()) - 1;
+                                  int64_t& last = index.last.Emplace(user, -1);
+                                  index.deliveries.push_back({msg_id, author, last});
+                                  last = static_cast<int64_t>(index.deliveries.size()) - 1;
                                 });
   }
 }
@@ -348,8 +348,7 @@ std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader,
   std::vector<std::pair<const GroupCommit::HeldReaders*, int64_t>> found;
   auto look = [&](GroupCommit::HeldReaders& index, const std::vector<HeldJob>& jobs) {
     IndexHeld(jobs, index);
-    auto mine = index.last.find(reader);
-    if (mine != index.last.end()) found.emplace_back(&index, mine->second);
+    if (const int64_t* mine = index.last.Find(reader)) found.emplace_back(&index, *mine);
   };
   auto it = group.held_deliveries.find(own.index());
   if (it != group.held_deliveries.end()) look(group.held_readers[own.index()], it->second);
@@ -357,20 +356,19 @@ std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader,
     look(group.in_flight->readers, *group.in_flight->jobs);
   if (found.empty()) return {};
   std::vector<int64_t> ids;
-  std::map<int64_t, bool> follows;  // author -> whether reader follows
+  std::map<int64_t, bool> follows;  // author -> whether reader follows, without followees
+  auto follows_author = [&](int64_t author) {
+    if (followees != nullptr)
+      return std::binary_search(followees->begin(), followees->end(), author);
+    auto f = follows.find(author);
+    if (f == follows.end())
+      f = follows.emplace(author, HasRelation(own, reader, author, kFollowing)).first;
+    return f->second;
+  };
   for (const auto& [index, last] : found) {
     for (int64_t at = last; at >= 0; at = index->deliveries[static_cast<size_t>(at)].previous) {
       const GroupCommit::HeldReaders::Delivery& d = index->deliveries[static_cast<size_t>(at)];
-      const int64_t author = d.author;
-      auto f = follows.find(author);
-      if (f == follows.end())
-        f = follows
-                .emplace(author,
-                         followees != nullptr
-                             ? std::binary_search(followees->begin(), followees->end(), author)
-                             : HasRelation(own, reader, author, kFollowing))
-                .first;
-      if (f->second) ids.push_back(d.msg_id);
+      if (follows_author(d.author)) ids.push_back(d.msg_id);
     }
   }
   std::sort(ids.rbegin(), ids.rend());

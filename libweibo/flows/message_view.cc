@@ -3,6 +3,7 @@
 // it refers to) and the root message (seed 000, 6-30 update), or {"id","deleted":true}
 // when the author deleted it.
 
+#include <algorithm>
 #include <type_traits>
 
 #include "flows/archive.h"
@@ -168,58 +169,69 @@ std::string CountItemText(const CounterRow& c) {
 
 void MessageView::Load(const std::vector<int64_t>& msg_ids) {
   ShardSet& shards = ctx_.shards();
-  std::vector<std::vector<int64_t>> by_shard(shards.count());
-  for (int64_t id : msg_ids)
-    if (rows_.emplace(id, nullptr).second)  // gone unless the shard returns it
-      by_shard[shards.ForMsg(id).index()].push_back(id);
+  // The ids not prefetched yet, by shard (the shard's index, then the id's order).
+  std::vector<std::pair<int, int64_t>> wanted;
+  wanted.reserve(msg_ids.size());
+  for (int64_t id : msg_ids) {
+    if (at_.Find(id) != nullptr) continue;
+    at_.Emplace(id, static_cast<int64_t>(rows_.size()));
+    rows_.emplace_back();  // gone unless the shard returns it
+    wanted.emplace_back(shards.ForMsg(id).index(), id);
+  }
+  std::stable_sort(wanted.begin(), wanted.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   MessageCache* cache = ctx_.message_cache();
-  for (int i = 0; i < shards.count(); ++i) {
-    if (by_shard[i].empty()) continue;
+  auto keep = [&](Row row) {
+    if (row->author_name && names_.size() <= 64)
+      names_.emplace_back(row->msg.user_id, *row->author_name);
+    rows_[static_cast<size_t>(*at_.Find(row->msg.id))] = std::move(row);
+  };
+  std::vector<int64_t> ids, cold, missing;
+  for (size_t begin = 0, end; begin < wanted.size(); begin = end) {
+    const int i = wanted[begin].first;
+    ids.clear();
+    for (end = begin; end < wanted.size() && wanted[end].first == i; ++end)
+      ids.push_back(wanted[end].second);
     Shard& shard = shards.At(i);
-    auto keep = [&](std::shared_ptr<const PageRow> row) {
-      if (row->author_name && names_.size() <= 64)
-        names_.emplace_back(row->msg.user_id, *row->author_name);
-      const int64_t id = row->msg.id;
-      rows_[id] = std::move(row);
-    };
     // A server's cached rows first (tables/message_cache.h); the shard's statement reads
     // only the others, and they are cached for the next page.
-    std::vector<int64_t> cold;
+    cold.clear();
     const bool cached = cache != nullptr && cache->Usable(shard);
     if (cached) {
-      for (int64_t id : by_shard[i]) {
+      for (int64_t id : ids) {
         if (MessageCache::Row hot = cache->Find(i, id))
           keep(std::move(hot));
         else
           cold.push_back(id);
       }
     }
-    const std::vector<int64_t>& read = cached ? cold : by_shard[i];
-    for (PageRow& row : GetPageRows(shard, read)) {
-      if (cached) {  // its head is written once, for every page it is on
-        row.head =
-            HeadText(row.msg, row.author_name ? *row.author_name : UserName(row.msg.user_id));
+    const std::vector<int64_t>& read = cached ? cold : ids;
+    if (!read.empty()) {
+      for (PageRow& row : GetPageRows(shard, read)) {
+        if (cached) {  // its head is written once, for every page it is on
+          row.head =
+              HeadText(row.msg, row.author_name ? *row.author_name : UserName(row.msg.user_id));
+        }
+        auto shared = std::make_shared<const PageRow>(std::move(row));
+        if (cached) cache->Put(shard, shared);
+        keep(std::move(shared));
       }
-      auto shared = std::make_shared<const PageRow>(std::move(row));
-      if (cached) cache->Put(shard, shared);
-      keep(std::move(shared));
     }
     // Not live: archived, or gone. The archive's boundary (a stat() a call) is read only
     // when a row is missing, and after the shard's read: an archive run raises it before
     // it moves anything (flows/archive.cc), so a row moved before that read is below it.
-    std::vector<int64_t> missing;
+    missing.clear();
     int64_t archived_below = -1;
-    for (int64_t id : by_shard[i]) {
-      if (rows_[id]) continue;
+    for (int64_t id : ids) {
+      if (*Prefetched(id)) continue;
       if (archived_below < 0) archived_below = shards.ArchivedBelow();
       if (id < archived_below) missing.push_back(id);
     }
     Shard* archive = missing.empty() ? nullptr : shards.ArchiveAt(i);
     if (archive == nullptr) continue;
-    for (PageRow& row : GetPageRows(*archive, missing)) {
-      const int64_t id = row.msg.id;
-      rows_[id] = std::make_shared<const PageRow>(std::move(row));
-    }
+    for (PageRow& row : GetPageRows(*archive, missing))
+      rows_[static_cast<size_t>(*at_.Find(row.msg.id))] =
+          std::make_shared<const PageRow>(std::move(row));
   }
 }
 
@@ -227,7 +239,7 @@ void MessageView::Prefetch(const std::vector<int64_t>& msg_ids) {
   Load(msg_ids);
   std::vector<int64_t> roots;
   for (int64_t id : msg_ids) {
-    const auto& row = rows_[id];
+    const Row& row = *Prefetched(id);
     if (row && row->msg.root_msg_id != 0) {
       ctx_.shards().KnowAuthor(row->msg.root_msg_id, row->msg.root_user_id);  // no lookup
       roots.push_back(row->msg.root_msg_id);
@@ -238,7 +250,13 @@ void MessageView::Prefetch(const std::vector<int64_t>& msg_ids) {
 
 void MessageView::Know(PageRow row) {
   const int64_t id = row.msg.id;
-  rows_[id] = std::make_shared<const PageRow>(std::move(row));
+  Row known = std::make_shared<const PageRow>(std::move(row));
+  if (const int64_t* at = at_.Find(id)) {
+    rows_[static_cast<size_t>(*at)] = std::move(known);
+    return;
+  }
+  at_.Emplace(id, static_cast<int64_t>(rows_.size()));
+  rows_.push_back(std::move(known));
 }
 
 void MessageView::KnowNew(Shard& shard, PageRow row) {
@@ -274,7 +292,8 @@ Json MessageView::Render(int64_t msg_id) {
 
 Json MessageView::Render(const MsgRow& m) {
   JsonFields w(13);
-  WriteFields(m, w);
+  const Row* row = Prefetched(m.id);
+  WriteFields(m, row != nullptr ? row->get() : nullptr, w);
   return w.Take();
 }
 
@@ -291,35 +310,35 @@ bool MessageView::RenderText(int64_t msg_id, std::string* out) {
 
 template <class Fields>
 bool MessageView::WriteFields(int64_t msg_id, Fields& w) {
-  auto cached = rows_.find(msg_id);
-  if (cached != rows_.end()) {
-    if (!cached->second) return false;
-    WriteFields(cached->second->msg, w);
+  if (const Row* row = Prefetched(msg_id)) {
+    if (!*row) return false;
+    WriteFields((*row)->msg, row->get(), w);
     return true;
   }
   auto row = GetMsg(ctx_.shards().ForMsg(msg_id), msg_id);
   if (!row) row = ArchivedMsg(ctx_, msg_id);  // after the shard: never neither (archive.h)
   if (!row) return false;
-  WriteFields(*row, w);
+  WriteFields(*row, nullptr, w);
   return true;
 }
 
 template <class Fields>
-void MessageView::WriteFields(const MsgRow& m, Fields& w) {
-  CounterRow c;
-  auto cached = rows_.find(m.id);
-  const bool prefetched = cached != rows_.end() && cached->second;
-  if (prefetched) {
-    c = cached->second->counter.value_or(CounterRow{});
+void MessageView::WriteFields(const MsgRow& m, const PageRow* prefetched, Fields& w) {
+  static const CounterRow kNone{};  // no counter row: every count 0
+  CounterRow read;
+  const CounterRow* c = &kNone;
+  if (prefetched != nullptr) {
+    if (prefetched->counter) c = &*prefetched->counter;
   } else {
     Shard& shard = ctx_.shards().ForMsg(m.id);
     auto live = GetLiveCounter(shard, m.id);
-    c = live ? *live : ArchivedCounter(ctx_, m.id).value_or(CounterRow{});
+    read = live ? *live : ArchivedCounter(ctx_, m.id).value_or(CounterRow{});
+    c = &read;
   }
   bool kept = false;  // a server's cached row has its head as text, written when it was read
   if constexpr (std::is_same_v<Fields, TextFields>) {
-    kept = prefetched && !cached->second->head.empty();
-    if (kept) w.Raw(cached->second->head);
+    kept = prefetched != nullptr && !prefetched->head.empty();
+    if (kept) w.Raw(prefetched->head);
   }
   if (!kept) WriteHead(m, UserName(m.user_id), w);
   if (m.ref_msg_id != 0) {
@@ -338,7 +357,7 @@ void MessageView::WriteFields(const MsgRow& m, Fields& w) {
     w.Null("ref");
     w.Null("page_index");
   }
-  w.Object("counts", 6, [&](Fields& counts) { WriteCounts(c, counts); });
+  w.Object("counts", 6, [&](Fields& counts) { WriteCounts(*c, counts); });
   if (m.root_msg_id == 0) {
     w.Null("root");
   } else {
@@ -349,8 +368,8 @@ void MessageView::WriteFields(const MsgRow& m, Fields& w) {
     });
   }
   // --attr's, only on a message that has them; most often read with the page's rows.
-  if (prefetched && cached->second->attrs_known) {
-    if (!cached->second->attrs.is_null()) w.Value("attrs", cached->second->attrs);
+  if (prefetched != nullptr && prefetched->attrs_known) {
+    if (!prefetched->attrs.is_null()) w.Value("attrs", prefetched->attrs);
   } else {
     const Json attrs = MessageAttrs(ctx_, m.id);
     if (!attrs.is_null()) w.Value("attrs", attrs);
