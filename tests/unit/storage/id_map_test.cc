@@ -18,8 +18,8 @@ TEST_CASE("id map: keeps the first value of a key, and finds it after growing", 
   CHECK(map.Find(7) == nullptr);
   int64_t& seven = map.Emplace(7, 70);
   CHECK(seven == 70);
-  seven = 71;                          // the reference is the stored value
-  CHECK(map.Emplace(7, 99) == 71);     // an existing key keeps its value
+  seven = 71;                       // the reference is the stored value
+  CHECK(map.Emplace(7, 99) == 71);  // an existing key keeps its value
   CHECK(*map.Find(7) == 71);
   CHECK(map.size() == 1);
   // Growing (64 pairs, doubled at half full) moves every pair, and loses none.
