@@ -12,10 +12,6 @@
 
 namespace weibo {
 
-bool WalHeader::operator==(const WalHeader& other) const {
-  return std::memcmp(bytes, other.bytes, sizeof bytes) == 0;
-}
-
 // The header's fields are in the machine's byte order (walformat.html, 2.2): iChange at
 // byte 8, mxFrame at byte 16.
 uint32_t WalHeader::change_counter() const {
@@ -71,13 +67,22 @@ bool CopyWalHeader(const volatile unsigned char* base, WalHeader* out) {
   // first, a barrier, the second, and trusts them when they are equal (wal.c,
   // walIndexTryHdr): a copy torn by a commit in progress differs from the other one. A
   // torn read is tried again a few times, as SQLite's readers do.
-  WalHeader second;
+  // Read a word at a time: the region is the -shm file's first page, mapped page-aligned,
+  // and the header is 6 words; a byte at a time, 96 volatile loads, was 1.3% of a home
+  // read's time (perf, r3k trace, session 47: a read validates a dozen shards' caches).
+  constexpr size_t kWords = sizeof out->bytes / sizeof(uint64_t);
+  static_assert(kWords * sizeof(uint64_t) == sizeof out->bytes);
+  const volatile uint64_t* words = reinterpret_cast<const volatile uint64_t*>(base);
+  uint64_t first[kWords], second[kWords];
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (attempt > 0) std::this_thread::yield();
-    for (size_t i = 0; i < sizeof out->bytes; ++i) out->bytes[i] = base[i];
+    for (size_t i = 0; i < kWords; ++i) first[i] = words[i];
     std::atomic_thread_fence(std::memory_order_acquire);
-    for (size_t i = 0; i < sizeof second.bytes; ++i) second.bytes[i] = base[48 + i];
-    if (*out == second) return true;
+    for (size_t i = 0; i < kWords; ++i) second[i] = words[kWords + i];
+    if (std::memcmp(first, second, sizeof first) == 0) {
+      std::memcpy(out->bytes, first, sizeof out->bytes);
+      return true;
+    }
   }
   return false;
 }

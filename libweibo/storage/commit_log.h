@@ -60,6 +60,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -73,7 +74,9 @@ namespace weibo {
 // The WAL-index header of a shard: 48 bytes, compared whole.
 struct WalHeader {
   unsigned char bytes[48] = {};
-  bool operator==(const WalHeader& other) const;
+  bool operator==(const WalHeader& other) const {
+    return std::memcmp(bytes, other.bytes, sizeof bytes) == 0;
+  }
   bool operator!=(const WalHeader& other) const { return !(*this == other); }
   uint32_t change_counter() const;  // iChange: one more at each commit
   uint32_t frames() const;          // mxFrame: the WAL's valid frames

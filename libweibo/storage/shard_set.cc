@@ -285,7 +285,8 @@ Shard* ShardSet::ArchiveAt(int index, bool create) {
 }
 
 int64_t ShardSet::ArchivedBelow() {
-  const std::string path = dir_ + "/archive.json";
+  if (archive_path_.empty()) archive_path_ = dir_ + "/archive.json";
+  const std::string& path = archive_path_;
   const int64_t stamp = FileStamp(path);
   if (stamp != archive_stamp_) {
     archive_stamp_ = stamp;

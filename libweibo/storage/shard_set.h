@@ -171,7 +171,8 @@ class ShardSet {
   std::vector<std::unique_ptr<Shard>> shards_;
   std::vector<std::unique_ptr<Shard>> search_;   // SearchAt's, opened when first asked for
   std::vector<std::unique_ptr<Shard>> archive_;  // ArchiveAt's
-  int64_t archive_stamp_ = -1;                   // archive.json's FileStamp when read
+  std::string archive_path_;    // dir_/archive.json, made once: ArchivedBelow runs at each read
+  int64_t archive_stamp_ = -1;  // archive.json's FileStamp when read
   int64_t archived_below_ = 0;
   ExplainLog* explain_log_;
   bool mapped_ = false;                      // strategy uid-mapping
