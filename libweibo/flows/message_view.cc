@@ -181,12 +181,16 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
   std::stable_sort(wanted.begin(), wanted.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   MessageCache* cache = ctx_.message_cache();
+  std::vector<int64_t> ids, cold, missing;  // ids: all wanted here, then one shard's
+  if (cache != nullptr && wanted.size() > 1) {
+    for (const auto& w : wanted) ids.push_back(w.second);
+    cache->Prefetch(ids);  // memory for the lookups below, asked for all at once
+  }
   auto keep = [&](Row row) {
     if (row->author_name && names_.size() <= 64)
       names_.emplace_back(row->msg.user_id, *row->author_name);
     rows_[static_cast<size_t>(*at_.Find(row->msg.id))] = std::move(row);
   };
-  std::vector<int64_t> ids, cold, missing;
   for (size_t begin = 0, end; begin < wanted.size(); begin = end) {
     const int i = wanted[begin].first;
     ids.clear();
@@ -232,6 +236,13 @@ void MessageView::Load(const std::vector<int64_t>& msg_ids) {
     for (PageRow& row : GetPageRows(*archive, missing))
       rows_[static_cast<size_t>(*at_.Find(row.msg.id))] =
           std::make_shared<const PageRow>(std::move(row));
+  }
+  // The heads' text, which the page copies next (RenderText), asked for in the same way.
+  if (cache == nullptr || wanted.size() <= 1) return;
+  for (const auto& w : wanted) {
+    const Row& row = *Prefetched(w.second);
+    if (!row) continue;
+    for (size_t at = 0; at < row->head.size(); at += 64) __builtin_prefetch(row->head.data() + at);
   }
 }
 

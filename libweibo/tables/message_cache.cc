@@ -154,6 +154,22 @@ MessageCache::Row MessageCache::Find(int shard, int64_t msg_id) {
   return nullptr;
 }
 
+void MessageCache::Prefetch(const std::vector<int64_t>& ids) const {
+  if (entries_.size() == 0) return;
+  for (int64_t id : ids) entries_.PrefetchIndex(id);
+  for (int64_t id : ids) entries_.PrefetchItem(id);
+  for (int64_t id : ids) {
+    const ClockTable<Entry>::Item* item = entries_.Peek(id);
+    if (item == nullptr || item->value.row == nullptr) continue;
+    const PageRow* row = item->value.row.get();
+    // A row made by make_shared has its counts just before it, maybe on the line before;
+    // the head's std::string is a few lines in (its address needs no load).
+    __builtin_prefetch(reinterpret_cast<const char*>(row) - 16);
+    __builtin_prefetch(row);
+    __builtin_prefetch(&row->head);
+  }
+}
+
 void MessageCache::Put(Shard& shard, Row row) {
   if (capacity_ == 0 || row == nullptr || !row->attrs_known) return;
   if (!watch_.Watches(shard)) return;  // its changes would go unnoticed
@@ -176,6 +192,20 @@ void MessageCache::Put(Shard& shard, Row row) {
 MessageCache::Posts MessageCache::FindPosts(int shard, int64_t author) {
   const Posts* hit = posts_.Find(author, shard, watch_.generation(shard));
   return hit != nullptr ? *hit : nullptr;
+}
+
+void MessageCache::PrefetchPosts(const std::vector<int64_t>& authors) const {
+  const ClockTable<ByKey<Posts>::Entry>& table = posts_.table;
+  if (table.size() == 0) return;
+  for (int64_t author : authors) table.PrefetchIndex(author);
+  for (int64_t author : authors) table.PrefetchItem(author);
+  for (int64_t author : authors) {
+    const auto* item = table.Peek(author);
+    if (item == nullptr || item->value.value == nullptr) continue;
+    const AuthorPosts* posts = item->value.value.get();
+    __builtin_prefetch(reinterpret_cast<const char*>(posts) - 16);  // its counts (make_shared)
+    __builtin_prefetch(posts);
+  }
 }
 
 void MessageCache::PutPosts(Shard& shard, int64_t author, Posts posts) {

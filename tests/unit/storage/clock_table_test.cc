@@ -41,6 +41,25 @@ TEST_CASE("clock table: finds what was inserted, forgets what was erased", "[clo
   CHECK(rows.Find(2) == nullptr);
 }
 
+TEST_CASE("clock table: Peek and the prefetch hints find without changing", "[clock table]") {
+  ClockTable<int64_t> table(4);
+  table.PrefetchIndex(1);  // an empty table has no index yet: a hint is nothing
+  table.PrefetchItem(1);
+  CHECK(table.Peek(1) == nullptr);
+  for (int64_t k = 1; k <= 4; ++k) table.Insert(k * 16).value = k;
+  for (int64_t k = 0; k <= 5; ++k) {
+    table.PrefetchIndex(k * 16);
+    table.PrefetchItem(k * 16);
+    const auto* peeked = table.Peek(k * 16);
+    CHECK(peeked == table.Find(k * 16));
+    if (peeked != nullptr) CHECK(peeked->value == k);
+  }
+  // No bit was set: the first Insert into the full table evicts the first slot's item.
+  table.Insert(99);
+  CHECK(table.Peek(16) == nullptr);
+  CHECK(table.size() == 4);
+}
+
 TEST_CASE("clock table: a referenced item outlives a sweep, a clear one goes", "[clock table]") {
   ClockTable<int> table(4);
   for (int64_t k = 1; k <= 4; ++k) table.Insert(k);

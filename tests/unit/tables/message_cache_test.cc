@@ -74,6 +74,27 @@ TEST_CASE("message cache: holds at most its capacity, a used entry outlives an u
   REQUIRE(none.size() == 0);
 }
 
+TEST_CASE("message cache: prefetching rows and posts changes nothing and counts nothing") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  MessageCache cache(3);
+  cache.Prefetch({1, 2, 3});  // an empty cache: nothing to ask for
+  cache.PrefetchPosts({7, 8});
+  REQUIRE(cache.Usable(*shard));
+  for (int64_t id = 1; id <= 3; ++id) cache.Put(*shard, Row(id, 7, "m" + std::to_string(id)));
+  cache.PutPosts(*shard, 7, MessageCache::AuthorPosts{{3, 2, 1}, true});
+  cache.Prefetch({1, 2, 3, 4, 5});  // hits and misses alike
+  cache.PrefetchPosts({7, 8});
+  CHECK(cache.hits() == 0);
+  CHECK(cache.misses() == 0);
+  // Nothing was marked used: CLOCK still evicts the oldest, as if never prefetched.
+  cache.Put(*shard, Row(4, 7, "m4"));
+  CHECK(cache.size() == 3);
+  CHECK(cache.Find(0, 1) == nullptr);
+  CHECK(cache.Find(0, 2)->msg.content == "m2");
+  CHECK(cache.FindPosts(0, 7)->ids == std::vector<int64_t>{3, 2, 1});
+}
+
 TEST_CASE("message cache: random puts, finds and forgets never return a forgotten row") {
   TempDir dir;
   auto shard = FreshShard(dir);
