@@ -3,6 +3,7 @@
 #include <sodium.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -73,6 +74,7 @@ std::vector<InboxRow> ReadInbox(Shard& shard, int64_t user, int64_t max_id, int6
       .Bind(3, since_id)
       .Bind(4, limit);
   std::vector<InboxRow> rows;
+  rows.reserve(static_cast<size_t>(std::clamp<int64_t>(limit, 0, 256)));  // a page's, at once
   while (s.Step()) rows.push_back({s.Int(0), s.Int(1), s.Int(2), s.Int(3)});
   return rows;
 }
