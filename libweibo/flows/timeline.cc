@@ -541,6 +541,7 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   if (cached && kept == nullptr) cache->PutLists(own, reader, std::move(fresh));
   home.pulled = static_cast<int64_t>(pulled.size());
   if (cache != nullptr && pulled.size() > 1) cache->PrefetchPosts(pulled);  // merged next
+  home.above.reserve(home.above.size() + pulled.size());  // a source each, at most
   AddAuthors(ctx, txns, home.above, pulled, 0, want);
   if (want_below) AddAuthors(ctx, txns, home.below, pushed, home.floor, want);
   return home;
