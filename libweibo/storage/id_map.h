@@ -1,14 +1,14 @@
-// IdMap: an int64 value by int64 key (a user's id), that only grows: one array of
-// (key, value) pairs, probed linearly from the key's Fibonacci hash
-// (storage/fibonacci_hash.h) and doubled when half full. No removal: its owner drops the
+// IdMap: an int64 value by int64 key (a user's or a message's id), that only grows: one
+// array of (key, value) pairs, probed linearly from the key's Fibonacci hash
+// (storage/fibonacci_hash.h) and doubled when half full. No removal: each owner drops the
 // whole map (jobs/context.h, GroupCommit::HeldReaders, dropped with the deliveries it
-// indexes).
+// indexes; flows/message.h, MessageView, a page's rows by message, dropped with the page).
 //
 // Why not std::unordered_map: an insert there allocates a node, and a lookup follows a
 // bucket's chain. The held deliveries' index by reader (flows/fanout.cc, HeldInboxIds)
 // inserts a reader per first delivery and is looked up at every home read; as an
 // unordered_map it was 3% of a home read's time (perf, r3k trace, session 47), most of it
-// the inserts' allocations and rehashes.
+// the inserts' allocations and rehashes. A page's rows were a node each too.
 #ifndef WEIBO_STORAGE_ID_MAP_H_
 #define WEIBO_STORAGE_ID_MAP_H_
 

@@ -130,13 +130,13 @@ class MessageCache {
   // it is stamped with: Put does not validate again); ignored inside a write transaction on
   // it, when the shard is not watched, and for a row whose attrs are not known.
   void Put(Shard& shard, Row row);
+  void Put(Shard& shard, const PageRow& row) { Put(shard, std::make_shared<const PageRow>(row)); }
   // Asks the processor for the memory the rows of ids will be read from (ClockTable's
   // hints, then each cached row's first line, its counts and its head's string), before a
   // page Finds them one by one: a page's 20 to 40 lookups were three cache misses each,
   // one after the other, and 11% of a home read's time (perf, r3k trace, session 47).
   // Changes nothing, marks nothing used, and counts no hit or miss.
   void Prefetch(const std::vector<int64_t>& ids) const;
-  void Put(Shard& shard, const PageRow& row) { Put(shard, std::make_shared<const PageRow>(row)); }
   void Forget(int64_t msg_id);
 
   // An author's newest posts (originals and reposts), newest first: all of them when
