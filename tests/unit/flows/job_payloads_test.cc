@@ -3,6 +3,8 @@
 // upgrade still decode; and each decodes back to what was encoded.
 #include "flows/job_payloads.h"
 
+#include <tuple>
+
 #include "test_support.h"
 
 namespace weibo {
@@ -82,6 +84,33 @@ TEST_CASE("job payloads: a delivery's tiers, and which deliveries are plain") {
   tier2.tier = 2;  // the last tier carries nothing along: plain again
   RoundTrip(tier2, R"({"author":7,"msg_id":300,"time":3,"users":[8,9],"tier":2})");
   REQUIRE(DeliverJob::Plain(tier2.Encode()));
+}
+
+TEST_CASE("job payloads: a delivery's readers, users then later, from any field order") {
+  using Seen = std::vector<std::tuple<int64_t, int64_t, int64_t>>;  // (msg, author, user)
+  auto each = [](const Json& j) {
+    Seen seen;
+    DeliverJob::ForEachDelivery(j, [&](int64_t msg, int64_t author, int64_t user) {
+      seen.emplace_back(msg, author, user);
+    });
+    return seen;
+  };
+  DeliverJob tier1;
+  tier1.author = 7;
+  tier1.msg_id = 300;
+  tier1.users = {8, 9};
+  tier1.tier = 1;
+  tier1.later = {10};
+  const Seen all{{300, 7, 8}, {300, 7, 9}, {300, 7, 10}};
+  REQUIRE(each(tier1.Encode()) == all);
+  // Parsed text (unsigned numbers), fields in another order: the same deliveries.
+  REQUIRE(each(Json::parse(R"({"later":[10],"users":[8,9],"tier":1,"msg_id":300,"author":7})")) ==
+          all);
+  REQUIRE(each(Json::parse(R"({"msg_id":300,"author":7})")).empty());
+  // A payload without its message or author is refused as at() refuses it.
+  REQUIRE_THROWS_AS(each(Json::parse(R"({"author":7,"users":[8]})")), Json::out_of_range);
+  REQUIRE_THROWS_AS(each(Json::parse(R"({"msg_id":300,"users":[8]})")), Json::out_of_range);
+  REQUIRE_THROWS_AS(each(Json::parse("[1,2]")), Json::type_error);
 }
 
 }  // namespace
