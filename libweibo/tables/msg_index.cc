@@ -64,19 +64,16 @@ void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author) {
       .Run();
 }
 
-std::vector<InboxRow> ReadInbox(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
-                                int64_t limit) {
+void ReadInbox(Shard& shard, int64_t user, int64_t max_id, int64_t since_id, int64_t limit,
+               const std::function<void(int64_t msg_id, int64_t author_id)>& row) {
   Stmt& s = shard.Query(
-      "SELECT user_id, msg_id, author_id, time FROM msg_index "
+      "SELECT msg_id, author_id FROM msg_index "
       "WHERE user_id = ? AND msg_id < ? AND msg_id > ? ORDER BY msg_id DESC LIMIT ?");
   s.Bind(1, user)
       .Bind(2, max_id > 0 ? max_id : std::numeric_limits<int64_t>::max())
       .Bind(3, since_id)
       .Bind(4, limit);
-  std::vector<InboxRow> rows;
-  rows.reserve(static_cast<size_t>(std::clamp<int64_t>(limit, 0, 256)));  // a page's, at once
-  while (s.Step()) rows.push_back({s.Int(0), s.Int(1), s.Int(2), s.Int(3)});
-  return rows;
+  while (s.Step()) row(s.Int(0), s.Int(1));
 }
 
 void MaybeTrimInbox(Shard& shard, int64_t user, int64_t msg_id, int64_t cap) {

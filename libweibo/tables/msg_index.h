@@ -16,6 +16,7 @@
 #define WEIBO_TABLES_MSG_INDEX_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,9 +43,11 @@ void DeliverInboxToFollowers(Shard& shard, const std::string& users_json, int64_
                              int64_t author_id, int64_t time);
 void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id);
 void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author);
-// Newest first: rows with since_id < msg_id < max_id (0 = unbounded), at most limit.
-std::vector<InboxRow> ReadInbox(Shard& shard, int64_t user, int64_t max_id, int64_t since_id,
-                                int64_t limit);
+// The messages of rows with since_id < msg_id < max_id (0 = unbounded), newest first, at
+// most limit, each handed to row(msg_id, author_id) as it is stepped: a home timeline's
+// inbox source builds no row and reads no column it does not use.
+void ReadInbox(Shard& shard, int64_t user, int64_t max_id, int64_t since_id, int64_t limit,
+               const std::function<void(int64_t msg_id, int64_t author_id)>& row);
 std::vector<InboxRow> AllInbox(Shard& shard);
 
 constexpr int64_t kTrimEvery = 128;
