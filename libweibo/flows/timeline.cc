@@ -105,6 +105,10 @@ struct Source {
   // An upper bound of the newest id the source holds below upper; 0 when it holds none.
   std::function<int64_t(int64_t upper)> newest;
   bool partitioned = false;
+  // What read and newest work on, when they share it: they hold its address only, so
+  // each is a pointer that std::function keeps in place. A closure that held a
+  // shared_ptr was allocated, and an author's source was five allocations.
+  std::shared_ptr<void> state;
 };
 
 int64_t Clamp(int64_t upper, int64_t ceiling) {
@@ -261,36 +265,43 @@ bool PostsIn(const MessageCache::AuthorPosts& posts, int64_t upper, int64_t lowe
 // memory wherever they cover the window (CachedPosts, looked up once a request).
 Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
                     bool archive = false, MessageCache* cache = nullptr, PageTxns* txns = nullptr) {
+  struct State {
+    ShardSet& shards;
+    int64_t author;
+    bool own;
+    int64_t ceiling;
+    MessageCache* cache;
+    PartList parts;
+    bool looked = false;  // posts: looked up in the cache once a request
+    MessageCache::Posts posts;
+    const MessageCache::AuthorPosts* Cached() {
+      if (!looked) {
+        looked = true;
+        posts = CachedPosts(shards, cache, author, parts);
+      }
+      return posts.get();
+    }
+  };
+  auto state =
+      std::make_shared<State>(State{shards, author, own, ceiling, own || archive ? nullptr : cache,
+                                    PartList(shards, author, archive, txns)});
+  State* st = state.get();
   Source s;
   s.partitioned = true;
-  auto parts = std::make_shared<PartList>(shards, author, archive, txns);
-  struct Memo {
-    bool looked = false;
-    MessageCache::Posts posts;
-  };
-  auto memo = std::make_shared<Memo>();
-  auto cached = [&shards, author, cache = own || archive ? nullptr : cache, memo,
-                 parts]() -> const MessageCache::AuthorPosts* {
-    if (!memo->looked) {
-      memo->looked = true;
-      memo->posts = CachedPosts(shards, cache, author, *parts);
-    }
-    return memo->posts.get();
-  };
-  s.read = [&shards, author, own, ceiling, parts, cached](int64_t upper, int64_t lower, int64_t n,
-                                                          std::vector<int64_t>* out) {
-    upper = Clamp(upper, ceiling);
-    if (const MessageCache::AuthorPosts* posts = cached()) {
+  s.state = std::move(state);
+  s.read = [st](int64_t upper, int64_t lower, int64_t n, std::vector<int64_t>* out) {
+    upper = Clamp(upper, st->ceiling);
+    if (const MessageCache::AuthorPosts* posts = st->Cached()) {
       if (PostsIn(*posts, upper, lower, n, *out)) {
-        for (int64_t id : *out) shards.KnowAuthor(id, author);
+        for (int64_t id : *out) st->shards.KnowAuthor(id, st->author);
         return;
       }
     }
-    ReadOutbox(shards, author, own, *parts, upper, lower, n, *out);
+    ReadOutbox(st->shards, st->author, st->own, st->parts, upper, lower, n, *out);
   };
-  s.newest = [ceiling, parts, cached](int64_t upper) -> int64_t {
-    upper = Clamp(upper, ceiling);
-    if (const MessageCache::AuthorPosts* posts = cached()) {
+  s.newest = [st](int64_t upper) -> int64_t {
+    upper = Clamp(upper, st->ceiling);
+    if (const MessageCache::AuthorPosts* posts = st->Cached()) {
       // The newest post below upper itself: an upper bound as good as its partition's end.
       for (int64_t id : posts->ids)
         if (upper == 0 || id < upper) return id;
@@ -298,7 +309,7 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
     }
     int64_t below = (upper > 0 ? upper : kNoUpper) - 1;
     for (size_t i = 0;; ++i) {
-      int64_t part = parts->At(i, PartOf(below));
+      int64_t part = st->parts.At(i, PartOf(below));
       if (part < 0) return 0;
       if (part <= PartOf(below)) return std::min(below, PartEnd(part));
     }
