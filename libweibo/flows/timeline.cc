@@ -284,7 +284,7 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
   };
   auto state =
       std::make_shared<State>(State{shards, author, own, ceiling, own || archive ? nullptr : cache,
-                                    PartList(shards, author, archive, txns)});
+                                    PartList(shards, author, archive, txns), false, nullptr});
   State* st = state.get();
   Source s;
   s.partitioned = true;
