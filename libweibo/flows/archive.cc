@@ -31,6 +31,7 @@
 #include "flows/archive.h"
 
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -43,6 +44,7 @@
 #include "storage/files.h"
 #include "storage/gene_id.h"
 #include "tables/author_feed.h"
+#include "tables/msg_index.h"
 #include "tables/msg_msg_relation.h"
 
 namespace weibo {
@@ -235,6 +237,9 @@ ArchiveMoved ArchiveShard(Context& ctx, int index, int64_t before_id, int64_t ba
         live.Query("DELETE FROM msg_index WHERE user_id BETWEEN ?1 AND ?2 AND msg_id < ?3")
             .BindAll(users.front(), users.back(), before_id)
             .Run();
+    // Named as msg_index's own writers name them (tables/msg_index.h): the user ids
+    // between the first and the last are all in users (one shard's, in order).
+    for (int64_t user : users) live.NoteRowChange(SQLITE_DELETE, kInboxChange, user);
     txn.Commit();
     ++moved.batches;
     after = users.back();

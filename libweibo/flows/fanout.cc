@@ -53,6 +53,7 @@
 #include "tables/active_fan.h"
 #include "tables/author_feed.h"
 #include "tables/id_list.h"
+#include "tables/message_cache.h"
 #include "tables/msg_deleted.h"
 #include "tables/msg_index.h"
 #include "tables/msg_info.h"
@@ -310,10 +311,10 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& p) {
     if (both.size() != users->size()) users_json = IdList(both);  // else both == *users
     fans = std::move(both);
     if (fans.empty()) return;
-    DeliverInboxToFollowers(target, users_json, row.msg_id, row.author_id, row.time);
+    DeliverInboxToFollowers(target, fans, users_json, row.msg_id, row.author_id, row.time);
   } else {
     if (fans.size() != users->size()) users_json = IdList(fans);
-    DeliverInboxMany(target, users_json, row.msg_id, row.author_id, row.time);
+    DeliverInboxMany(target, fans, users_json, row.msg_id, row.author_id, row.time);
   }
   for (int64_t user : fans) MaybeTrimInbox(target, user, row.msg_id, ctx.config().inbox_cap);
 }
@@ -374,6 +375,13 @@ std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader,
   std::sort(ids.rbegin(), ids.rend());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;
+}
+
+void PatchInboxes(MessageCache& cache, const Json& payload, int target, bool applied) {
+  const bool plain = applied && DeliverJob::Plain(payload);
+  DeliverJob::ForEachDelivery(payload, [&](int64_t msg_id, int64_t author, int64_t user) {
+    cache.Delivered(target, user, msg_id, author, plain);
+  });
 }
 
 void ApplyPurge(Context& ctx, Shard& shard, const PurgeJob& p) {

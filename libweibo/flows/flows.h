@@ -16,6 +16,8 @@
 
 namespace weibo {
 
+class MessageCache;
+
 // flows/user.cc
 Json UserJson(const UserRow& row);
 void ApplyUserCreate(Context& ctx, Shard& target, const UserCreateJob& job);
@@ -87,6 +89,12 @@ void ApplyDeliver(Context& ctx, Shard& target, const DeliverJob& job);
 // reader's, ascending, when the caller has read them (nullptr: each author is looked up).
 std::vector<int64_t> HeldInboxIds(Context& ctx, Shard& own, int64_t reader,
                                   const std::vector<int64_t>* followees);
+// GroupCommit::delivered for a server with a message cache: hands each reader of a held
+// delivery job (payload, for target) to MessageCache::Delivered, once its deliveries are
+// committed (applied) or have failed. Only a plain job's readers (DeliverJob::Plain) were
+// all judged by the one insert that added them; a tiered job's, some of them enqueued
+// for later, are forgotten, as after a failure.
+void PatchInboxes(MessageCache& cache, const Json& payload, int target, bool applied);
 // Merges a followee's posts into a reader's inbox (inbox_merge, active_merge), passing over
 // the posts deleted since they were read: no longer in msg_info on their own shard, as
 // msg_deleted on the target shard may not know yet (one read per shard for all items).

@@ -391,43 +391,95 @@ bool ScanPays(int64_t followees, int64_t users, int64_t want) {
 // at once and keeps them, and a read() from the same upper takes them from there when they
 // cover its window: a window costs one inbox statement, not one for newest() and another
 // for read().
-Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor, int64_t want) {
-  auto fetch = [&shards, reader, floor](int64_t upper, int64_t lower, int64_t n,
-                                        std::vector<int64_t>& ids) {
-    ReadInbox(shards.ForUser(reader), reader, upper, std::max(lower, floor - 1), n,
-              [&shards, &ids](int64_t msg_id, int64_t author_id) {
-                shards.KnowAuthor(msg_id, author_id);  // the inbox row names the author
-                ids.push_back(msg_id);
-              });
-  };
-  struct Memo {
+// cache: a server's, usable on the reader's shard (tables/message_cache.h, "Readers'
+// inboxes"): the reader's newest rows are then read from memory wherever they cover the
+// window, looked up once a request (and copied: the cache may change while the page is
+// built). On a miss, a first page (no cursor) reads them, kInboxKept rows, and keeps them.
+Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor, int64_t want,
+                   MessageCache* cache) {
+  struct State {
+    State(ShardSet& s, int64_t r, int64_t f, MessageCache* c)
+        : shards(s), reader(r), floor(f), cache(c) {}
+    ShardSet& shards;
+    int64_t reader, floor;
+    MessageCache* cache;
+    bool looked = false;  // in the cache; kept: found or read there
+    bool kept = false;
+    MessageCache::ReaderInbox inbox;
+    // newest()'s memo
     int64_t upper = -1;        // the newest() call it is from; -1: none yet
     std::vector<int64_t> ids;  // the newest `want` ids below upper
     bool complete = false;     // every id below upper, down to the floor
+
+    // The kept rows, when the cache has them or this first page reads them.
+    const MessageCache::ReaderInbox* Kept(int64_t first_upper) {
+      if (!looked) {
+        looked = true;
+        Shard& own = shards.ForUser(reader);
+        if (cache == nullptr) {
+        } else if (const MessageCache::ReaderInbox* hit = cache->FindInbox(own, reader)) {
+          inbox = *hit;
+          kept = true;
+        } else if (first_upper == 0) {
+          inbox.rows.reserve(MessageCache::kInboxKept);
+          ReadInbox(own, reader, 0, 0, MessageCache::kInboxKept,
+                    [this](int64_t msg_id, int64_t author_id) {
+                      inbox.rows.emplace_back(msg_id, author_id);
+                    });
+          inbox.complete = static_cast<int64_t>(inbox.rows.size()) < MessageCache::kInboxKept;
+          cache->PutInbox(own, reader, inbox);
+          kept = true;
+        }
+      }
+      return kept ? &inbox : nullptr;
+    }
+    // Appends to ids (empty) the rows with lower < id < upper, newest first, at most n.
+    void Fetch(int64_t upper, int64_t lower, int64_t n, std::vector<int64_t>& out) {
+      lower = std::max(lower, floor - 1);
+      if (const MessageCache::ReaderInbox* rows = Kept(upper)) {
+        for (const auto& [id, author] : rows->rows) {
+          if (upper > 0 && id >= upper) continue;
+          if (id <= lower || static_cast<int64_t>(out.size()) >= n) break;
+          shards.KnowAuthor(id, author);
+          out.push_back(id);
+        }
+        if (static_cast<int64_t>(out.size()) >= n || rows->complete ||
+            (!rows->rows.empty() && lower >= rows->rows.back().first - 1))
+          return;
+        out.clear();
+      }
+      ReadInbox(shards.ForUser(reader), reader, upper, lower, n,
+                [this, &out](int64_t msg_id, int64_t author_id) {
+                  shards.KnowAuthor(msg_id, author_id);  // the inbox row names the author
+                  out.push_back(msg_id);
+                });
+    }
   };
-  auto memo = std::make_shared<Memo>();
+  auto state = std::make_shared<State>(shards, reader, floor, cache);
+  State* st = state.get();
   Source s;
-  s.read = [fetch, memo](int64_t upper, int64_t lower, int64_t n, std::vector<int64_t>* ids) {
-    if (memo->upper == upper) {
-      for (int64_t id : memo->ids) {
+  s.state = std::move(state);
+  s.read = [st](int64_t upper, int64_t lower, int64_t n, std::vector<int64_t>* ids) {
+    if (st->upper == upper) {
+      for (int64_t id : st->ids) {
         if (id <= lower || static_cast<int64_t>(ids->size()) >= n) break;
         ids->push_back(id);
       }
-      if (static_cast<int64_t>(ids->size()) >= n || memo->complete ||
-          (!memo->ids.empty() && memo->ids.back() <= lower))
+      if (static_cast<int64_t>(ids->size()) >= n || st->complete ||
+          (!st->ids.empty() && st->ids.back() <= lower))
         return;
       ids->clear();
     }
-    fetch(upper, lower, n, *ids);
+    st->Fetch(upper, lower, n, *ids);
   };
-  s.newest = [fetch, memo, want = std::max<int64_t>(want, 1)](int64_t upper) -> int64_t {
-    if (memo->upper != upper) {
-      memo->ids.clear();
-      fetch(upper, 0, want, memo->ids);
-      memo->complete = static_cast<int64_t>(memo->ids.size()) < want;
-      memo->upper = upper;
+  s.newest = [st, want = std::max<int64_t>(want, 1)](int64_t upper) -> int64_t {
+    if (st->upper != upper) {
+      st->ids.clear();
+      st->Fetch(upper, 0, want, st->ids);
+      st->complete = static_cast<int64_t>(st->ids.size()) < want;
+      st->upper = upper;
     }
-    return memo->ids.empty() ? 0 : memo->ids[0];
+    return st->ids.empty() ? 0 : st->ids[0];
   };
   return s;
 }
@@ -518,7 +570,8 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   if (kept == nullptr && need_followees) fresh.followees = Related(own, reader, kFollowing);
   const std::vector<int64_t>& followees = kept ? kept->followees : fresh.followees;  // ascending
   if (feed.HasInbox()) {
-    home.above.push_back(InboxSource(shards, reader, home.floor, want));
+    home.above.push_back(
+        InboxSource(shards, reader, home.floor, want, cacheable ? cache : nullptr));
     // What the inbox will hold once the deliveries this server holds back are applied
     // (jobs/context.h, GroupCommit::held_deliveries): read from memory, so that a read
     // through the server that took a post sees it without applying anything.

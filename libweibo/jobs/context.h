@@ -153,6 +153,12 @@ struct GroupCommit {
     IdMap last;  // reader -> its last delivery's index
   };
   std::map<int, HeldReaders> held_readers;
+  // A server that keeps its readers' inboxes (tables/message_cache.h): called for each held
+  // delivery job once it is committed (applied true) or has failed (false), with its target
+  // shard, between requests. Its deliveries are then made inside a PatchedDeliveries scope
+  // (tables/msg_index.h), naming no reader, as this call makes up for it (ops/embedded.cc
+  // sets it; flows/fanout.cc, PatchInboxes). Empty: they name their readers.
+  std::function<void(const Json& payload, int target, bool applied)> delivered;
   // A home read's held marks and activity (held_reads, below).
   struct HeldRead {
     int64_t mark = 0;  // the mark's new value; 0: none owed
@@ -171,6 +177,7 @@ struct GroupCommit {
     int target = -1;  // a delivery batch's target shard; -1: list joins; kReadMarks
     std::shared_ptr<const std::vector<HeldJob>> jobs;
     HeldReaders readers;
+    bool patched = false;  // its deliveries name no reader: collected, they go to delivered
     // A batch of read marks (target kReadMarks): what it writes, which the reads served
     // meanwhile see as they see held_reads (flows/timeline.cc, HeldMark); jobs is empty.
     std::shared_ptr<const HeldReads> reads;

@@ -9,12 +9,14 @@
 #include <future>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 
 #include "jobs/transport.h"
 #include "storage/failure.h"
+#include "tables/msg_index.h"
 
 namespace weibo {
 namespace {
@@ -686,9 +688,19 @@ int64_t ApplyHeldDeliveries(Context& ctx, int target) {
   group.held_delivery_count -= rows.size();
   group.Release(refs);
   int64_t n = 0;
+  // A server that keeps inboxes adds these deliveries to them once they are committed,
+  // or forgets those readers' inboxes if they fail (GroupCommit::delivered).
+  auto delivered = [&](bool applied) {
+    if (!group.delivered) return;
+    for (size_t k = 0; k < rows.size(); ++k)
+      group.delivered(payloads[k], rows[k].target_shard, applied);
+  };
   try {
+    std::optional<PatchedDeliveries> patched;
+    if (group.delivered) patched.emplace();
     n = ApplyParsedBatch(ctx, rows, payloads, true, &parts);
   } catch (const std::exception&) {
+    delivered(false);
     // Their jobs are pending (as the released ones are): a held fan-out whose parts were
     // not all applied is no longer this process's to close, but the next drain's to apply
     // again, whole (its other parts, still held, add nothing when applied).
@@ -700,6 +712,7 @@ int64_t ApplyHeldDeliveries(Context& ctx, int target) {
     }
     throw;
   }
+  delivered(true);
   if (!ctx.created_jobs().empty()) n += DrainCreated(ctx);  // the next tiers
   return n;
 }
@@ -834,13 +847,15 @@ BackgroundApplier::~BackgroundApplier() = default;
 
 UnsyncedJobs BackgroundApplier::Apply(
     const std::vector<HeldJob>& jobs, Clock clock,
-    std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> fans_read) {
+    std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> fans_read, bool patched) {
   return Run(
       [&](Context& ctx) {
         ctx.group_commit().fans_read = std::move(fans_read);
         std::vector<Parsed> parsed;
         parsed.reserve(jobs.size());
         for (const HeldJob& job : jobs) parsed.push_back(Parsed{&job.row, &job.payload, job.part});
+        std::optional<PatchedDeliveries> quiet;  // this thread's, for these jobs only
+        if (patched) quiet.emplace();
         ApplyParsed(ctx, parsed, true);
       },
       clock);
@@ -900,6 +915,9 @@ void FinishBackgroundApply(GroupCommit& group, bool wait) {
   } catch (...) {
     failed = std::current_exception();
   }
+  // A delivery batch's deliveries named no reader (HandOff): the inboxes kept learn them now.
+  if (batch.target >= 0 && batch.patched && group.delivered)
+    for (const HeldJob& job : *batch.jobs) group.delivered(job.payload, batch.target, !failed);
   for (const HeldJob& job : *batch.jobs) {
     const auto key = std::make_pair(job.row.source_shard, job.row.local_id);
     if (!job.part) {
@@ -939,14 +957,15 @@ void HandOff(Context& ctx, int target) {
     }
     group.held_delivery_count -= jobs.size();
     fans = group.fans_read;  // the lists its deliveries check their readers against
+    batch.patched = static_cast<bool>(group.delivered);
   }
   if (jobs.empty()) return;
   auto shared = std::make_shared<const std::vector<HeldJob>>(std::move(jobs));
   batch.jobs = shared;
-  batch.done = std::async(std::launch::async, [applier = group.background, shared,
-                                               clock = ctx.clock(), fans = std::move(fans)] {
-    return applier->Apply(*shared, clock, fans);
-  });
+  batch.done = std::async(
+      std::launch::async,
+      [applier = group.background, shared, clock = ctx.clock(), fans = std::move(fans),
+       patched = batch.patched] { return applier->Apply(*shared, clock, fans, patched); });
   group.in_flight.emplace(std::move(batch));
 }
 

@@ -128,8 +128,11 @@ class BackgroundApplier {
   // Applies jobs (all deliveries held for one target, or all list joins), then what they
   // create, on the calling thread and these connections; returns the jobs applied with
   // group commit (deliveries, merges), whose targets the server syncs with its own.
+  // patched: the jobs' deliveries name no reader (PatchedDeliveries, tables/msg_index.h:
+  // the server calls GroupCommit::delivered for them once it collects the batch).
   UnsyncedJobs Apply(const std::vector<HeldJob>& jobs, Clock clock,
-                     std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> fans_read);
+                     std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> fans_read,
+                     bool patched = false);
   // Runs work on a context of its own over these connections, then applies what it
   // created, as Apply does; returns what Apply returns.
   UnsyncedJobs Run(const std::function<void(Context&)>& work, Clock clock);

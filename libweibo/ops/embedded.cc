@@ -169,6 +169,7 @@ class Embedded : public Executor {
         Finish(true);
         counters_.reset();  // its hooks are on the shards' connections
         seen_.reset();
+        group_commit_.delivered = nullptr;
         messages_.reset();
         shards_.reset();
         return op->local(options_.data_dir, args);
@@ -189,6 +190,12 @@ class Embedded : public Executor {
         group_commit_.defer_merged = options_.group_commit > 0 && options_.transport == nullptr;
         if (group_commit_.defer_merged && options_.background_applies)
           EnableBackgroundApplies(group_commit_, options_.data_dir);
+        // The held deliveries it applies are added to the inboxes it keeps (flows.h).
+        if (group_commit_.defer_merged && messages_)
+          group_commit_.delivered = [cache = messages_.get()](const Json& payload, int target,
+                                                              bool applied) {
+            PatchInboxes(*cache, payload, target, applied);
+          };
       }
       if (request.authenticate) {  // on the executor's own clock, not the request's now
         Context auth(*shards_, Clock(options_.now_ms));

@@ -28,6 +28,9 @@ const CommitInterest kInterest{
 const CommitInterest kListsInterest{{kFollowingChange, kActiveOnChange, kInboxFloorChange},
                                     {kFollowingChange, kActiveOnChange, kInboxFloorChange}};
 
+// What a reader's inbox is read from: msg_index, whose writers name the reader (0: all).
+const CommitInterest kInboxInterest{{kInboxChange}, {kInboxChange}};
+
 // Where the reference counts of an object made by std::make_shared are, for a prefetch
 // hint: libstdc++ keeps them just before the object, in the same allocation. An address
 // only, computed as an integer (never dereferenced here), so a hint never forms a
@@ -44,7 +47,9 @@ MessageCache::MessageCache(size_t capacity)
       watch_(&kInterest),
       posts_(bound()),
       lists_watch_(&kListsInterest),
-      lists_(bound()) {}
+      lists_(bound()),
+      inbox_watch_(&kInboxInterest),
+      inboxes_(bound()) {}
 
 MessageCache::~MessageCache() {
   for (Shard* shard : watch_.shards())
@@ -66,6 +71,20 @@ void MessageCache::OnChange(void* arg, int op, const char* table, int64_t rowid)
              std::strcmp(table, kActiveOnChange) == 0 ||
              std::strcmp(table, kInboxFloorChange) == 0) {
     cache->lists_.table.Erase(rowid);  // keyed by the reader
+  } else if (std::strcmp(table, kInboxChange) == 0) {
+    // Keyed by the reader. An insert (the reader's own message, for Posted) sets the
+    // reader's inbox aside; anything else forgets it.
+    auto aside = cache->inbox_aside_.find(rowid);
+    auto* item = rowid != 0 && op == SQLITE_INSERT ? cache->inboxes_.table.Find(rowid) : nullptr;
+    if (rowid == 0 || op != SQLITE_INSERT) {
+      cache->ForgetInbox(rowid);
+    } else if (aside != cache->inbox_aside_.end()) {
+      ++aside->second.inserts;
+    } else if (item != nullptr) {
+      if (cache->inbox_aside_.size() >= kSetAside) cache->inbox_aside_.clear();
+      cache->inbox_aside_[rowid] = InboxAside{std::move(item->value), 1};
+    }
+    if (item != nullptr) cache->inboxes_.table.Erase(item);
   } else if (std::strcmp(table, "author_feed") == 0) {
     // Keyed by the author (tables/author_feed.cc), 0 for every author of the shard. An
     // insert sets the author's entry aside for Posted; anything else forgets it.
@@ -96,6 +115,19 @@ void MessageCache::Validate(Shard& shard) {
   std::vector<int64_t> stale;  // readers whose lists another connection of ours changed
   lists_watch_.Validate(shard, &stale);
   for (int64_t reader : stale) lists_.table.Erase(reader);
+  stale.clear();
+  inbox_watch_.Validate(shard, &stale);
+  for (int64_t reader : stale) ForgetInbox(reader);
+}
+
+void MessageCache::ForgetInbox(int64_t reader) {
+  if (reader == 0) {  // every reader of a shard (tables/msg_index.h)
+    inboxes_.table.Clear();
+    inbox_aside_.clear();
+  } else {
+    inboxes_.table.Erase(reader);
+    inbox_aside_.erase(reader);
+  }
 }
 
 void MessageCache::Hold(Shard& shard) {
@@ -223,6 +255,23 @@ void MessageCache::PutPosts(Shard& shard, int64_t author, Posts posts) {
 }
 
 void MessageCache::Posted(Shard& shard, const MsgRow& row) {
+  auto inbox = inbox_aside_.find(row.user_id);
+  if (inbox != inbox_aside_.end()) {
+    InboxAside aside = std::move(inbox->second);
+    inbox_aside_.erase(inbox);
+    ByKey<ReaderInbox>::Entry& e = aside.entry;
+    auto& rows = e.value.rows;
+    if (aside.inserts == 1 && InValidatedView(shard) && e.shard == shard.index() &&
+        e.generation == inbox_watch_.generation(shard.index()) &&
+        (rows.empty() || row.id > rows.front().first)) {
+      rows.insert(rows.begin(), {row.id, row.user_id});
+      if (static_cast<int64_t>(rows.size()) > kInboxKept) {
+        rows.pop_back();
+        e.value.complete = false;
+      }
+      inboxes_.Put(row.user_id, std::move(e));
+    }
+  }
   auto it = set_aside_.find(row.user_id);
   if (it == set_aside_.end()) return;
   SetAside aside = std::move(it->second);
@@ -260,6 +309,51 @@ void MessageCache::PutLists(Shard& shard, int64_t reader, ReaderLists lists) {
 
 void MessageCache::Forget(int64_t msg_id) {
   if (ClockTable<Entry>::Item* item = entries_.Find(msg_id)) Drop(item);
+}
+
+const MessageCache::ReaderInbox* MessageCache::FindInbox(Shard& shard, int64_t reader) {
+  if (inboxes_.table.size() == 0 || !inbox_watch_.Current(shard)) return nullptr;
+  return inboxes_.Find(reader, shard.index(), inbox_watch_.generation(shard.index()));
+}
+
+void MessageCache::PutInbox(Shard& shard, int64_t reader, ReaderInbox inbox) {
+  if (capacity_ == 0 || !inbox_watch_.Watches(shard) || !InValidatedView(shard)) return;
+  inboxes_.Put(reader, {std::move(inbox), inbox_watch_.generation(shard.index()), shard.index()});
+}
+
+void MessageCache::Delivered(int shard, int64_t reader, int64_t msg_id, int64_t author,
+                             bool applied) {
+  auto* item = inboxes_.table.Find(reader);
+  if (item == nullptr) return;
+  auto& kept = item->value;
+  const auto* lists = lists_.table.Find(reader);
+  bool follows = false, known = false;
+  if (applied && kept.shard == shard && kept.generation == inbox_watch_.generation(shard) &&
+      lists != nullptr && lists->value.shard == shard &&
+      lists->value.generation == lists_watch_.generation(shard) && lists->value.value) {
+    const std::vector<int64_t>& followees = lists->value.value->followees;
+    known = true;
+    follows = std::binary_search(followees.begin(), followees.end(), author);
+  }
+  if (!known) {
+    inboxes_.table.Erase(item);
+    return;
+  }
+  if (!follows) return;  // the insert added nothing
+  ReaderInbox& inbox = kept.value;
+  auto& rows = inbox.rows;
+  // Newest first; a message below the last kept row of an incomplete inbox is below what
+  // the entry covers, and changes nothing in it.
+  auto at = std::lower_bound(
+      rows.begin(), rows.end(), msg_id,
+      [](const std::pair<int64_t, int64_t>& row, int64_t id) { return row.first > id; });
+  if (at != rows.end() && at->first == msg_id) return;  // read after its commit already
+  if (at == rows.end() && !inbox.complete) return;
+  rows.insert(at, {msg_id, author});
+  if (static_cast<int64_t>(rows.size()) > kInboxKept) {
+    rows.pop_back();
+    inbox.complete = false;
+  }
 }
 
 }  // namespace weibo

@@ -84,6 +84,23 @@
 // process's commit drops every list of the shard. At most capacity / 4 readers are kept,
 // evicted by CLOCK. On the retwis trace at 3 000 users, 70% of the lookups hit; with the
 // whole shard dropped at each of the applier's joins instead of the readers it named, 50%.
+//
+// Readers' inboxes. A home read's inbox statement (msg_index, on the reader's shard) was
+// 14% of an embedded hybrid read (perf, r10k trace, session 48). The cache keeps each
+// reader's newest kInboxKept rows (ReaderInbox), under a third watch (inbox_watch_) whose
+// one table is keyed: every writer of msg_index names the reader (kInboxChange,
+// tables/msg_index.h), so this connection's writes forget that reader's inbox (the row
+// listener) and another of this process's connections' commits forget the readers they
+// named; another process's commit drops the shard's. What changes an inbox most is the
+// deliveries, some twenty-five between two reads of a reader on that trace: forgetting
+// the inbox at each would leave nothing to hit. A server applies the deliveries it held
+// (jobs.cc) inside a PatchedDeliveries scope, where they name no reader, and once they
+// are committed (a background batch when it is collected, between requests) it hands
+// each one to Delivered, which adds it to the kept inbox, or forgets the inbox when the
+// batch failed or when it cannot tell whether the insert added the row. Until then a read
+// finds the delivery among the held ones (flows/fanout.cc, HeldInboxIds), and a delivery
+// read both ways is shown once (the merge drops duplicates). An inbox kept is changed in
+// place: a read copies its ids out.
 #ifndef WEIBO_TABLES_MESSAGE_CACHE_H_
 #define WEIBO_TABLES_MESSAGE_CACHE_H_
 
@@ -164,7 +181,8 @@ class MessageCache {
   // the new id in front (a comment's: as it was). Only when that insert was the author's
   // one outbox write since the entry was set aside, and the shard's generation has not
   // moved since: anything else (another write, a rollback, another connection's commit)
-  // leaves it forgotten, as before.
+  // leaves it forgotten, as before. The author's own inbox, which the message's inbox row
+  // set aside the same way, comes back with it in front under the same rules.
   void Posted(Shard& shard, const MsgRow& row);
 
   // A reader's followees and the authors whose active lists hold it (active_on), both
@@ -184,6 +202,29 @@ class MessageCache {
   // Keeps lists, read from shard just now, under the rules of Put.
   void PutLists(Shard& shard, int64_t reader, ReaderLists lists);
 
+  // A reader's newest inbox rows (msg_index), newest first: all of them when complete,
+  // else every one at or above the last (see "Readers' inboxes" above).
+  struct ReaderInbox {
+    std::vector<std::pair<int64_t, int64_t>> rows;  // (msg_id, author_id)
+    bool complete = false;
+  };
+  static constexpr int64_t kInboxKept = 32;
+  // The reader's cached inbox (the reader on shard), or nullptr; as FindLists: after
+  // Usable, inside the page's read transaction, and only while no commit has reached the
+  // shard since it was validated. Good until the next call into the cache.
+  const ReaderInbox* FindInbox(Shard& shard, int64_t reader);
+  // Keeps inbox, read from shard just now, under the rules of Put.
+  void PutInbox(Shard& shard, int64_t reader, ReaderInbox inbox);
+  // A delivery of msg_id by author to reader, on shard `shard`, that this process has
+  // committed with no reader named (PatchedDeliveries, tables/msg_index.h), when it was
+  // made (applied = true) or failed (false). Between requests only. It is added to the
+  // reader's kept inbox when the reader's kept lists, of the same shard generation, say
+  // that the reader follows the author (the insert checked the follow; a message deleted
+  // meanwhile is skipped by the page as the held delivery was); when it is not followed,
+  // the inbox stays as it is (the insert added nothing); in every other case, and on a
+  // failure, the reader's inbox is forgotten.
+  void Delivered(int shard, int64_t reader, int64_t msg_id, int64_t author, bool applied);
+
   size_t size() const { return entries_.size(); }
   size_t capacity() const { return capacity_; }
   const ShardWatch& watch() const { return watch_; }  // its drops and adoptions
@@ -200,6 +241,7 @@ class MessageCache {
   // The row listener: forgets what a changed row makes stale (the rules above).
   static void OnChange(void* cache, int op, const char* table, int64_t rowid);
   void AuthorChanged(int64_t user);
+  void ForgetInbox(int64_t reader);  // 0: every reader's
   // Removes an entry, and it from its author's count.
   void Drop(ClockTable<Entry>::Item* item);
   void Uncount(int64_t author);
@@ -254,8 +296,19 @@ class MessageCache {
   // Readers' lists, by reader, under a watch of their own: the background applier's
   // commits change active_on often (joins), which must not drop the shard's page rows.
   ShardWatch lists_watch_;
-  ByKey<Lists> lists_;                                // by reader, under lists_watch_
-  size_t bound() const { return capacity_ / 4 + 1; }  // of posts_ and of lists_
+  ByKey<Lists> lists_;  // by reader, under lists_watch_
+  // Readers' inboxes, by reader, under a watch of their own (the applier's joins name
+  // readers too, and must not cost their inboxes).
+  ShardWatch inbox_watch_;
+  ByKey<ReaderInbox> inboxes_;  // by reader, under inbox_watch_; changed in place (Delivered)
+  // Inboxes a named insert on this connection set aside, until Posted (by reader), with
+  // the inserts seen since; at most kSetAside of them.
+  struct InboxAside {
+    ByKey<ReaderInbox>::Entry entry;
+    int inserts = 0;
+  };
+  std::unordered_map<int64_t, InboxAside> inbox_aside_;
+  size_t bound() const { return capacity_ / 4 + 1; }  // of posts_, lists_ and inboxes_
 };
 
 }  // namespace weibo

@@ -11,6 +11,18 @@
 
 namespace weibo {
 
+namespace {
+
+thread_local bool patched_deliveries = false;
+
+void Changed(Shard& shard, int op, int64_t user) { shard.NoteRowChange(op, kInboxChange, user); }
+
+}  // namespace
+
+PatchedDeliveries::PatchedDeliveries() : was_(patched_deliveries) { patched_deliveries = true; }
+PatchedDeliveries::~PatchedDeliveries() { patched_deliveries = was_; }
+bool PatchedDeliveries::active() { return patched_deliveries; }
+
 void InsertInbox(Shard& shard, const InboxRow& r) {
   shard
       .Query(
@@ -18,6 +30,7 @@ void InsertInbox(Shard& shard, const InboxRow& r) {
           "VALUES (?, ?, ?, ?)")
       .BindAll(r.user_id, r.msg_id, r.author_id, r.time)
       .Run();
+  Changed(shard, SQLITE_INSERT, r.user_id);
 }
 
 void DeliverInbox(Shard& shard, const InboxRow& r) {
@@ -29,10 +42,12 @@ void DeliverInbox(Shard& shard, const InboxRow& r) {
           "AND NOT EXISTS (SELECT 1 FROM msg_deleted WHERE msg_id = ?2)")
       .BindAll(r.user_id, r.msg_id, r.author_id, r.time)
       .Run();
+  Changed(shard, SQLITE_INSERT, r.user_id);
 }
 
-void DeliverInboxMany(Shard& shard, const std::string& users_json, int64_t msg_id,
-                      int64_t author_id, int64_t time) {
+void DeliverInboxMany(Shard& shard, const std::vector<int64_t>& users,
+                      const std::string& users_json, int64_t msg_id, int64_t author_id,
+                      int64_t time) {
   shard
       .Query(
           "INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
@@ -41,10 +56,13 @@ void DeliverInboxMany(Shard& shard, const std::string& users_json, int64_t msg_i
           "AND NOT EXISTS (SELECT 1 FROM msg_deleted WHERE msg_id = ?2)")
       .BindAll(users_json, msg_id, author_id, time)
       .Run();
+  if (!patched_deliveries)
+    for (int64_t user : users) Changed(shard, SQLITE_INSERT, user);
 }
 
-void DeliverInboxToFollowers(Shard& shard, const std::string& users_json, int64_t msg_id,
-                             int64_t author_id, int64_t time) {
+void DeliverInboxToFollowers(Shard& shard, const std::vector<int64_t>& users,
+                             const std::string& users_json, int64_t msg_id, int64_t author_id,
+                             int64_t time) {
   shard
       .Query(
           "INSERT OR IGNORE INTO msg_index(user_id, msg_id, author_id, time) "
@@ -52,16 +70,20 @@ void DeliverInboxToFollowers(Shard& shard, const std::string& users_json, int64_
           "WHERE NOT EXISTS (SELECT 1 FROM msg_deleted WHERE msg_id = ?2)")
       .BindAll(users_json, msg_id, author_id, time)
       .Run();
+  if (!patched_deliveries)
+    for (int64_t user : users) Changed(shard, SQLITE_INSERT, user);
 }
 
 void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id) {
   shard.Query("DELETE FROM msg_index WHERE user_id = ? AND msg_id = ?").BindAll(user, msg_id).Run();
+  Changed(shard, SQLITE_DELETE, user);
 }
 
 void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author) {
   shard.Query("DELETE FROM msg_index WHERE user_id = ? AND author_id = ?")
       .BindAll(user, author)
       .Run();
+  Changed(shard, SQLITE_DELETE, user);
 }
 
 void ReadInbox(Shard& shard, int64_t user, int64_t max_id, int64_t since_id, int64_t limit,
@@ -95,6 +117,7 @@ void MaybeTrimInbox(Shard& shard, int64_t user, int64_t msg_id, int64_t cap) {
           .BindAll(user, floor)
           .Run() == 0)
     return;
+  Changed(shard, SQLITE_DELETE, user);
   RaiseInboxFloor(shard, user, floor);
 }
 

@@ -29,18 +29,45 @@ struct InboxRow {
   int64_t user_id, msg_id, author_id, time;
 };
 
+// What every write of msg_index tells the shard's row listeners and commit log, keyed by
+// the reader (0: every reader of the shard), as the update hook never sees the table (it
+// is WITHOUT ROWID): a server keeps each reader's newest rows (tables/message_cache.h)
+// and forgets a reader's when they change. Deliveries made inside a PatchedDeliveries
+// scope name no reader (below).
+constexpr char kInboxChange[] = "msg_index.user";
+
+// While one is alive on a thread, DeliverInboxMany and DeliverInboxToFollowers on that
+// thread name no reader: a server applying the deliveries it held (jobs.cc,
+// ApplyHeldDeliveries and the background applier) adds each one to the inboxes it keeps
+// once they are committed, or forgets those inboxes when they fail (GroupCommit::
+// inbox_deliveries). Trims and every other write still name their readers.
+class PatchedDeliveries {
+ public:
+  PatchedDeliveries();
+  ~PatchedDeliveries();
+  PatchedDeliveries(const PatchedDeliveries&) = delete;
+  PatchedDeliveries& operator=(const PatchedDeliveries&) = delete;
+  static bool active();
+
+ private:
+  bool was_;
+};
+
 void InsertInbox(Shard& shard, const InboxRow& row);
 // Inserts only while the reader still follows the author (user_relation type 1, on the
 // same shard) and the message is not known deleted (msg_deleted, on the same shard): a
 // delivery that races an unfollow, or arrives after the message's purge, adds nothing.
 void DeliverInbox(Shard& shard, const InboxRow& row);
-// DeliverInbox for every reader in users_json (a JSON array of user ids), in one statement.
-void DeliverInboxMany(Shard& shard, const std::string& users_json, int64_t msg_id,
-                      int64_t author_id, int64_t time);
+// DeliverInbox for every reader in users, in one statement; users_json is the same list as
+// the text of a JSON array (tables/id_list.h).
+void DeliverInboxMany(Shard& shard, const std::vector<int64_t>& users,
+                      const std::string& users_json, int64_t msg_id, int64_t author_id,
+                      int64_t time);
 // DeliverInboxMany for readers the caller has found following the author, in the same write
 // transaction (FollowersBetween): only msg_deleted is checked.
-void DeliverInboxToFollowers(Shard& shard, const std::string& users_json, int64_t msg_id,
-                             int64_t author_id, int64_t time);
+void DeliverInboxToFollowers(Shard& shard, const std::vector<int64_t>& users,
+                             const std::string& users_json, int64_t msg_id, int64_t author_id,
+                             int64_t time);
 void DeleteInbox(Shard& shard, int64_t user, int64_t msg_id);
 void DeleteInboxByAuthor(Shard& shard, int64_t user, int64_t author);
 // The messages of rows with since_id < msg_id < max_id (0 = unbounded), newest first, at

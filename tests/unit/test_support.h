@@ -109,6 +109,7 @@ struct ClusterOptions {
   bool drain = true;
   int group_commit = 0;             // EmbeddedOptions::group_commit
   bool background_applies = false;  // EmbeddedOptions::background_applies
+  int64_t message_cache = 0;        // EmbeddedOptions::message_cache
 };
 
 // /dev/shm when it is a writable directory (tmpfs: fsync costs nothing), else "". For tests
@@ -158,6 +159,7 @@ class Cluster {
     eo.drain = options_.drain;
     eo.group_commit = options_.group_commit;
     eo.background_applies = options_.background_applies;
+    eo.message_cache = options_.message_cache;
     executor_ = OpenEmbedded(eo);
   }
   void SetNow(long long now_ms) {

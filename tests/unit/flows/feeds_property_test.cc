@@ -28,7 +28,8 @@ struct Mode {
   std::string name, feed;
   Json config;  // cluster.json settings over the defaults
   // Run as a server runs it: group commit (held deliveries, a limit of 4 so that batches
-  // are applied often) and background applies (jobs.h).
+  // are applied often), background applies (jobs.h) and a message cache small enough to
+  // evict (tables/message_cache.h: rows, posts, lists and inboxes kept across requests).
   bool server = false;
 };
 
@@ -60,6 +61,7 @@ class World {
       if (m.server) {
         options.group_commit = 4;
         options.background_applies = true;
+        options.message_cache = 256;
       }
       clusters_.push_back(std::make_unique<Cluster>(options, test::MemoryDir()));
       Json extra = m.config;

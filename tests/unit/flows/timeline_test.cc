@@ -494,6 +494,114 @@ TEST_CASE("timeline: a server's background applier writes what home reads owe") 
   CHECK(IdsOf(read(f.a)) == f.c.TimelineIds(f.a));
 }
 
+// A server's kept inboxes (tables/message_cache.h, "Readers' inboxes"): a second read of a
+// reader runs no inbox statement, nor does one after the reader's own post; the deliveries the
+// server held and then applied, on the request's thread or by its background applier, are added to
+// the kept inbox, which a read then shows with no statement; an unfollow, a delete and another
+// executor's writes (which name their readers) forget it. Each page is the one a command reads. In
+// push, a server keeps no followees, so a delivery forgets the inbox instead.
+TEST_CASE("timeline: a server keeps readers' inboxes and adds the deliveries it applies") {
+  // Hybrid: a server keeps a reader's followees there (push reads them only below the
+  // floor), and a delivery is added only where they say the reader follows its author.
+  Cluster c(ClusterOptions{4, "hybrid"});
+  const int64_t alice = c.AddUser("alice");
+  std::vector<int64_t> authors;  // on shards other than alice's
+  for (int i = 0; authors.size() < 3; ++i) {
+    const int64_t user = c.AddUser("author" + std::to_string(i));
+    if (user % 4 != alice % 4) authors.push_back(user);
+  }
+  const int64_t bob = authors[0], carol = authors[1], dave = authors[2];
+  for (int64_t author : authors) c.Follow(alice, author);
+  for (int64_t author : authors) c.Post(author, "before");
+  c.Timeline(alice);  // a first read joins the authors' active lists: they push to alice
+  EmbeddedOptions options = test::ServerOptions(c.dir());
+  options.now_ms = test::kNow + 100000;  // its messages are the newest
+  options.explain = true;
+  options.message_cache = 1000;
+  options.background_applies = true;
+  auto server = OpenEmbedded(options);
+  const std::string inbox_statement = "FROM msg_index WHERE user_id = ? AND msg_id <";
+  // The page, and how many inbox statements the read ran.
+  auto read = [&]() {
+    Result<Json> page = server->Execute(Request{"timeline", Json{{"user", alice}}});
+    REQUIRE(page.ok());
+    return std::make_pair(IdsOf(page.value()), Matching(server->Explain(), inbox_statement));
+  };
+  auto post = [&](int64_t author, const std::string& text) {
+    Result<Json> made = server->Execute(Request{"post", Json{{"user", author}, {"content", text}}});
+    REQUIRE(made.ok());
+    return std::stoll(made.value().at("id").get<std::string>());
+  };
+  auto applied = [&](int64_t msg) {  // alice's inbox row is on disk
+    return test::RawDb(c.ShardPath(static_cast<int>(alice % 4)))
+               .Int("SELECT count(*) FROM msg_index WHERE user_id = " + std::to_string(alice) +
+                    " AND msg_id = " + std::to_string(msg)) == 1;
+  };
+  auto first = read();
+  CHECK(first.second == 1);  // read once, and kept
+  CHECK(first.first == c.TimelineIds(alice));
+  CHECK(read().second == 0);
+
+  // Alice's own post, made through the server: kept in front (MessageCache::Posted).
+  const int64_t own = post(alice, "mine");
+  auto mine = read();
+  CHECK(mine.second == 0);
+  CHECK(mine.first.front() == own);
+  CHECK(mine.first == c.TimelineIds(alice));
+
+  // Held, then applied on the request's thread (Idle): shown from memory, then from the
+  // kept inbox the delivery was added to.
+  const int64_t m1 = post(bob, "held");
+  auto held = read();
+  CHECK(held.second == 0);
+  CHECK(held.first.front() == m1);
+  server->Idle();
+  REQUIRE(applied(m1));
+  auto patched = read();
+  CHECK(patched.second == 0);
+  CHECK(patched.first == c.TimelineIds(alice));
+  CHECK(patched.first.front() == m1);
+
+  // Held, then applied by the background applier, once old (Tick), and collected.
+  const int64_t m2 = post(carol, "in the background");
+  std::this_thread::sleep_for(std::chrono::milliseconds(kHeldMaxAgeMs + 50));
+  server->Tick();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!applied(m2) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(applied(m2));
+  server->Idle();  // collected
+  auto background = read();
+  CHECK(background.second == 0);
+  CHECK(background.first == c.TimelineIds(alice));
+  CHECK(background.first.front() == m2);
+
+  // A delivery held, then an unfollow of its author through the server (it applies the
+  // held deliveries first, then deletes the author's rows): neither is shown.
+  post(carol, "held, then unfollowed");
+  REQUIRE(server->Execute(Request{"unfollow", Json{{"user", alice}, {"target", carol}}}).ok());
+  auto unfollowed = read();
+  CHECK(unfollowed.second == 1);  // forgotten by the delete of carol's rows
+  CHECK(unfollowed.first == c.TimelineIds(alice));
+  for (int64_t id : unfollowed.first) CHECK(id != m2);
+
+  // Another executor's post (its delivery names alice): the server reads the inbox again.
+  c.SetNow(test::kNow + 200000);  // after the server's messages
+  const int64_t m3 = c.Post(dave, "from a command");
+  auto other = read();
+  CHECK(other.second == 1);
+  CHECK(other.first.front() == m3);
+  CHECK(other.first == c.TimelineIds(alice));
+
+  // A delete through the server: its undelivery names alice.
+  REQUIRE(
+      server->Execute(Request{"delete", Json{{"user", dave}, {"msg", std::to_string(m3)}}}).ok());
+  server->Idle();
+  auto deleted = read();
+  CHECK(deleted.first == c.TimelineIds(alice));
+  for (int64_t id : deleted.first) CHECK(id != m3);
+}
+
 }  // namespace
 // The timeline's text handler (OpSpec::text: a server's reply, weibo-timeline --json) writes
 // the page directly; it must be byte for byte the dump of the Json the handler builds, for

@@ -6,6 +6,9 @@
 
 #include <functional>
 #include <map>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "storage/shard.h"
 #include "tables/active_fan.h"
@@ -394,6 +397,107 @@ TEST_CASE("message cache: readers' lists go by reader, for this process's connec
   put(4);
   RawDb(shard->path()).Exec("INSERT INTO job_applied(job_id, applied) VALUES (1, 1)");
   CHECK_FALSE(lists(4));  // another process: the shard's lists all go
+}
+
+// Readers' inboxes: forgotten by every named write of msg_index (this connection's, and
+// this process's other connections' by reader), kept through deliveries made in a
+// PatchedDeliveries scope, and patched by Delivered only where the reader's kept lists say
+// it follows the author.
+TEST_CASE("message cache: readers' inboxes go by reader, and take the deliveries patched in") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  Shard other(0, shard->path(), false, nullptr);
+  MessageCache cache(64);
+  using Rows = std::vector<std::pair<int64_t, int64_t>>;
+  // The kept rows of reader, inside a held read transaction as a page reads them; nullopt
+  // when none are kept.
+  auto inbox = [&](int64_t reader) -> std::optional<Rows> {
+    cache.Hold(*shard);
+    ReadTxn txn(*shard);
+    const MessageCache::ReaderInbox* kept = cache.FindInbox(*shard, reader);
+    std::optional<Rows> rows;
+    if (kept != nullptr) rows = kept->rows;
+    cache.Release(0);
+    return rows;
+  };
+  auto put = [&](int64_t reader, Rows rows, bool complete) {
+    REQUIRE(cache.Usable(*shard));
+    cache.PutInbox(*shard, reader, MessageCache::ReaderInbox{std::move(rows), complete});
+    REQUIRE(inbox(reader));
+  };
+  auto lists = [&](int64_t reader, std::vector<int64_t> followees) {
+    REQUIRE(cache.Usable(*shard));
+    cache.PutLists(*shard, reader, MessageCache::ReaderLists{std::move(followees), {}});
+  };
+  auto in = [](Shard& s, const std::function<void()>& write) {
+    WriteTxn txn(s);
+    write();
+    txn.Commit();
+  };
+  put(4, {{30, 2}, {20, 3}}, true);
+  put(8, {{30, 2}}, true);
+  // Named writes: another of this process's connections forgets the readers it named.
+  in(other, [&] { InsertInbox(other, {4, 40, 4, 0}); });
+  CHECK_FALSE(inbox(4));
+  CHECK(inbox(8));
+  put(4, {{30, 2}, {20, 3}}, true);
+  in(*shard, [&] { DeleteInbox(*shard, 8, 30); });  // this connection's own
+  CHECK_FALSE(inbox(8));
+  CHECK(inbox(4));
+  // A delivery in a PatchedDeliveries scope names no one: every inbox stays (stale until
+  // patched, which the server does once it is committed).
+  InsertRelation(other, 4, 2, kFollowing, 0);
+  InsertRelation(other, 8, 2, kFollowing, 0);
+  put(8, {{30, 2}}, true);
+  in(other, [&] {
+    PatchedDeliveries quiet;
+    DeliverInboxMany(other, {4, 8}, "[4,8]", 50, 2, 0);
+  });
+  CHECK(inbox(4) == Rows{{30, 2}, {20, 3}});
+  CHECK(inbox(8) == Rows{{30, 2}});
+  // Patched: 4's lists say it follows 2, so 50 goes in front; 8 has no lists kept, so its
+  // inbox is forgotten; a failed delivery forgets too.
+  lists(4, {2, 3});
+  cache.Delivered(0, 4, 50, 2, true);
+  CHECK(inbox(4) == Rows{{50, 2}, {30, 2}, {20, 3}});
+  cache.Delivered(0, 4, 50, 2, true);  // read after its commit already: once
+  CHECK(inbox(4) == Rows{{50, 2}, {30, 2}, {20, 3}});
+  cache.Delivered(0, 8, 50, 2, true);
+  CHECK_FALSE(inbox(8));
+  cache.Delivered(0, 4, 60, 9, true);  // 4 does not follow 9: the insert added nothing
+  CHECK(inbox(4) == Rows{{50, 2}, {30, 2}, {20, 3}});
+  cache.Delivered(0, 4, 25, 3, true);  // complete: in its place
+  CHECK(inbox(4) == Rows{{50, 2}, {30, 2}, {25, 3}, {20, 3}});
+  cache.Delivered(0, 4, 70, 2, false);
+  CHECK_FALSE(inbox(4));
+  // An incomplete inbox takes nothing below its last row, and keeps kInboxKept rows.
+  Rows full;
+  for (int64_t id = 1000; static_cast<int64_t>(full.size()) < MessageCache::kInboxKept; id -= 10)
+    full.emplace_back(id, 2);
+  put(4, full, false);
+  lists(4, {2});
+  cache.Delivered(0, 4, 5, 2, true);
+  CHECK(inbox(4) == full);
+  cache.Delivered(0, 4, 2000, 2, true);
+  Rows moved = full;
+  moved.insert(moved.begin(), {2000, 2});
+  moved.pop_back();
+  CHECK(inbox(4) == moved);
+  // A trim names its reader, in the scope too; another process drops every inbox.
+  put(8, {{30, 2}}, true);
+  in(other, [&] {
+    PatchedDeliveries quiet;
+    for (int64_t id = 100; id < 100 + 4 * kTrimEvery; ++id) {
+      DeliverInboxMany(other, {8}, "[8]", id, 2, 0);
+      MaybeTrimInbox(other, 8, id, 1);
+    }
+  });
+  REQUIRE(InboxFloor(*shard, 8) > 0);  // trimmed
+  CHECK_FALSE(inbox(8));
+  put(8, {{30, 2}}, true);
+  RawDb(shard->path()).Exec("INSERT INTO job_applied(job_id, applied) VALUES (1, 1)");
+  CHECK_FALSE(inbox(4));
+  CHECK_FALSE(inbox(8));
 }
 
 // The authors' newest posts: forgotten by this connection's author_feed writes (which the
