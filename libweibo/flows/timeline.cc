@@ -891,10 +891,14 @@ ReadOwes Owed(Context& ctx, const UserRow& reader, const std::vector<int64_t>& p
               bool first_page, int64_t count) {
   ReadOwes owes;
   Shard& shard = ctx.shards().ForUser(reader.id);
+  // The mark a server holds is looked at first: when it is at the page's newest already,
+  // the stored one need not be read.
   if (first_page && !page.empty()) {
     const int64_t newest = page.front();
-    auto seen = GetSeen(shard, reader.id, kSeenTimeline);
-    if ((!seen || seen->last_id < newest) && HeldMark(ctx, reader.id) < newest) owes.mark = newest;
+    if (HeldMark(ctx, reader.id) < newest) {
+      auto seen = GetSeen(shard, reader.id, kSeenTimeline);
+      if (!seen || seen->last_id < newest) owes.mark = newest;
+    }
   }
   owes.activity = ActivityOf(ctx, reader);
   if (owes.activity.rejoin && first_page && static_cast<int64_t>(page.size()) == count)
