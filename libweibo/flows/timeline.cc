@@ -241,18 +241,23 @@ MessageCache::Posts CachedPosts(ShardSet& shards, MessageCache* cache, int64_t a
   return shared;
 }
 
-// Appends to ids (empty) the ids of posts within lower < id < upper (upper 0: unbounded),
-// newest first, at most n; false, and ids left empty, when posts may not hold them all (the
-// window reaches below what it covers).
-bool PostsIn(const MessageCache::AuthorPosts& posts, int64_t upper, int64_t lower, int64_t n,
-             std::vector<int64_t>& ids) {
-  for (int64_t id : posts.ids) {
+// A window of rows a server keeps newest first (an author's posts, a reader's inbox): all
+// there are when complete, else every one at or above the last. Appends to ids (empty) the
+// ids within lower < id < upper (upper 0: unbounded), newest first, at most n, calling
+// took(row) for each; false, and ids left empty, when the rows may not hold them all (the
+// window reaches below what they cover). id_of: a row's id.
+template <class Rows, class IdOf, class Took>
+bool KeptWindow(const Rows& rows, bool complete, IdOf id_of, int64_t upper, int64_t lower,
+                int64_t n, std::vector<int64_t>& ids, Took took) {
+  for (const auto& row : rows) {
+    const int64_t id = id_of(row);
     if (upper > 0 && id >= upper) continue;
     if (id <= lower || static_cast<int64_t>(ids.size()) >= n) break;
+    took(row);
     ids.push_back(id);
   }
-  if (static_cast<int64_t>(ids.size()) >= n || posts.complete ||
-      (!posts.ids.empty() && lower >= posts.ids.back() - 1))
+  if (static_cast<int64_t>(ids.size()) >= n || complete ||
+      (!rows.empty() && lower >= id_of(rows.back()) - 1))
     return true;
   ids.clear();
   return false;
@@ -292,10 +297,9 @@ Source AuthorSource(ShardSet& shards, int64_t author, bool own, int64_t ceiling,
   s.read = [st](int64_t upper, int64_t lower, int64_t n, std::vector<int64_t>* out) {
     upper = Clamp(upper, st->ceiling);
     if (const MessageCache::AuthorPosts* posts = st->Cached()) {
-      if (PostsIn(*posts, upper, lower, n, *out)) {
-        for (int64_t id : *out) st->shards.KnowAuthor(id, st->author);
-        return;
-      }
+      auto id = [](int64_t post) { return post; };
+      auto know = [st](int64_t post) { st->shards.KnowAuthor(post, st->author); };
+      if (KeptWindow(posts->ids, posts->complete, id, upper, lower, n, *out, know)) return;
     }
     ReadOutbox(st->shards, st->author, st->own, st->parts, upper, lower, n, *out);
   };
@@ -436,17 +440,12 @@ Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor, int64_t want
     // Appends to ids (empty) the rows with lower < id < upper, newest first, at most n.
     void Fetch(int64_t upper, int64_t lower, int64_t n, std::vector<int64_t>& out) {
       lower = std::max(lower, floor - 1);
-      if (const MessageCache::ReaderInbox* rows = Kept(upper)) {
-        for (const auto& [id, author] : rows->rows) {
-          if (upper > 0 && id >= upper) continue;
-          if (id <= lower || static_cast<int64_t>(out.size()) >= n) break;
-          shards.KnowAuthor(id, author);
-          out.push_back(id);
-        }
-        if (static_cast<int64_t>(out.size()) >= n || rows->complete ||
-            (!rows->rows.empty() && lower >= rows->rows.back().first - 1))
-          return;
-        out.clear();
+      if (const MessageCache::ReaderInbox* kept = Kept(upper)) {
+        auto id = [](const std::pair<int64_t, int64_t>& row) { return row.first; };
+        auto know = [this](const std::pair<int64_t, int64_t>& row) {
+          shards.KnowAuthor(row.first, row.second);  // the inbox row names the author
+        };
+        if (KeptWindow(kept->rows, kept->complete, id, upper, lower, n, out, know)) return;
       }
       ReadInbox(shards.ForUser(reader), reader, upper, lower, n,
                 [this, &out](int64_t msg_id, int64_t author_id) {

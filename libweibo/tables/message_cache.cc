@@ -264,11 +264,7 @@ void MessageCache::Posted(Shard& shard, const MsgRow& row) {
     if (aside.inserts == 1 && InValidatedView(shard) && e.shard == shard.index() &&
         e.generation == inbox_watch_.generation(shard.index()) &&
         (rows.empty() || row.id > rows.front().first)) {
-      rows.insert(rows.begin(), {row.id, row.user_id});
-      if (static_cast<int64_t>(rows.size()) > kInboxKept) {
-        rows.pop_back();
-        e.value.complete = false;
-      }
+      AddInboxRow(e.value, rows.begin(), row.id, row.user_id);
       inboxes_.Put(row.user_id, std::move(e));
     }
   }
@@ -349,9 +345,15 @@ void MessageCache::Delivered(int shard, int64_t reader, int64_t msg_id, int64_t 
       [](const std::pair<int64_t, int64_t>& row, int64_t id) { return row.first > id; });
   if (at != rows.end() && at->first == msg_id) return;  // read after its commit already
   if (at == rows.end() && !inbox.complete) return;
-  rows.insert(at, {msg_id, author});
-  if (static_cast<int64_t>(rows.size()) > kInboxKept) {
-    rows.pop_back();
+  AddInboxRow(inbox, at, msg_id, author);
+}
+
+void MessageCache::AddInboxRow(ReaderInbox& inbox,
+                               std::vector<std::pair<int64_t, int64_t>>::iterator at,
+                               int64_t msg_id, int64_t author) {
+  inbox.rows.insert(at, {msg_id, author});
+  if (static_cast<int64_t>(inbox.rows.size()) > kInboxKept) {
+    inbox.rows.pop_back();
     inbox.complete = false;
   }
 }

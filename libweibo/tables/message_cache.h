@@ -242,6 +242,9 @@ class MessageCache {
   static void OnChange(void* cache, int op, const char* table, int64_t rowid);
   void AuthorChanged(int64_t user);
   void ForgetInbox(int64_t reader);  // 0: every reader's
+  // Inserts (msg_id, author) into inbox at `at`, keeping at most kInboxKept rows.
+  static void AddInboxRow(ReaderInbox& inbox, std::vector<std::pair<int64_t, int64_t>>::iterator at,
+                          int64_t msg_id, int64_t author);
   // Removes an entry, and it from its author's count.
   void Drop(ClockTable<Entry>::Item* item);
   void Uncount(int64_t author);

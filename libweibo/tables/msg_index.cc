@@ -21,7 +21,6 @@ void Changed(Shard& shard, int op, int64_t user) { shard.NoteRowChange(op, kInbo
 
 PatchedDeliveries::PatchedDeliveries() : was_(patched_deliveries) { patched_deliveries = true; }
 PatchedDeliveries::~PatchedDeliveries() { patched_deliveries = was_; }
-bool PatchedDeliveries::active() { return patched_deliveries; }
 
 void InsertInbox(Shard& shard, const InboxRow& r) {
   shard

@@ -47,7 +47,6 @@ class PatchedDeliveries {
   ~PatchedDeliveries();
   PatchedDeliveries(const PatchedDeliveries&) = delete;
   PatchedDeliveries& operator=(const PatchedDeliveries&) = delete;
-  static bool active();
 
  private:
   bool was_;
