@@ -143,10 +143,29 @@ class PageTxns {
     if (index >= held_.size()) held_.resize(index + 1);
     auto& txn = held_[index];
     if (!txn) {
-      if (cache_ != nullptr) cache_->Hold(shard);
+      if (cache_ != nullptr) {
+        if (shard.index() == deferred_)
+          cache_->HoldValidated(shard);
+        else
+          cache_->Hold(shard);
+      }
       txn = std::make_unique<ReadTxn>(shard);
     }
     return shard;
+  }
+  // A server's read that found the reader's state kept (TimelineOf): the reader's shard
+  // `own`, validated by the caller right after it read the shard's WAL-index header, is
+  // held only once a statement reads it, and then without validating it again. The page
+  // is the state validated only if no commit reached the shard meanwhile: Unmoved says.
+  void Defer(Shard& own, const WalHeader& header) {
+    deferred_ = own.index();
+    header_ = header;
+  }
+  bool deferred(const Shard& shard) const { return shard.index() == deferred_; }
+  // Whether the deferred shard's header is the one given to Defer: no commit since.
+  bool Unmoved(Shard& own) const {
+    WalHeader now;
+    return own.WalIndexHeader(&now) && now == header_;
   }
   void Release() {
     for (size_t i = 0; i < held_.size(); ++i)
@@ -157,6 +176,8 @@ class PageTxns {
  private:
   MessageCache* cache_;
   std::vector<std::unique_ptr<ReadTxn>> held_;
+  int deferred_ = -1;  // the shard Defer named; -1: none
+  WalHeader header_;
 };
 
 // An author's partitions (author_part), newest first, fetched a few at a time and kept for
@@ -400,12 +421,13 @@ bool ScanPays(int64_t followees, int64_t users, int64_t want) {
 // inboxes"): the reader's newest rows are then read from memory wherever they cover the
 // window, looked up once a request (and copied: the cache may change while the page is
 // built). On a miss, a first page (no cursor) reads them, kInboxKept rows, and keeps them.
-Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor, int64_t want,
+Source InboxSource(ShardSet& shards, PageTxns& txns, int64_t reader, int64_t floor, int64_t want,
                    MessageCache* cache) {
   struct State {
-    State(ShardSet& s, int64_t r, int64_t f, MessageCache* c)
-        : shards(s), reader(r), floor(f), cache(c) {}
+    State(ShardSet& s, PageTxns& t, int64_t r, int64_t f, MessageCache* c)
+        : shards(s), txns(t), reader(r), floor(f), cache(c) {}
     ShardSet& shards;
+    PageTxns& txns;  // the reader's shard is held before a statement reads it
     int64_t reader, floor;
     MessageCache* cache;
     bool looked = false;  // in the cache; kept: found or read there
@@ -427,7 +449,7 @@ Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor, int64_t want
           kept = true;
         } else if (first_upper == 0) {
           inbox.rows.reserve(MessageCache::kInboxKept);
-          ReadInbox(own, reader, 0, 0, MessageCache::kInboxKept,
+          ReadInbox(txns.Hold(own), reader, 0, 0, MessageCache::kInboxKept,
                     [this](int64_t msg_id, int64_t author_id) {
                       inbox.rows.emplace_back(msg_id, author_id);
                     });
@@ -448,14 +470,14 @@ Source InboxSource(ShardSet& shards, int64_t reader, int64_t floor, int64_t want
         };
         if (KeptWindow(kept->rows, kept->complete, id, upper, lower, n, out, know)) return;
       }
-      ReadInbox(shards.ForUser(reader), reader, upper, lower, n,
+      ReadInbox(txns.Hold(shards.ForUser(reader)), reader, upper, lower, n,
                 [this, &out](int64_t msg_id, int64_t author_id) {
                   shards.KnowAuthor(msg_id, author_id);  // the inbox row names the author
                   out.push_back(msg_id);
                 });
     }
   };
-  auto state = std::make_shared<State>(shards, reader, floor, cache);
+  auto state = std::make_shared<State>(shards, txns, reader, floor, cache);
   State* st = state.get();
   Source s;
   s.state = std::move(state);
@@ -552,15 +574,21 @@ std::atomic<int64_t> home_reads{0}, pulled_authors{0};
 
 Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, int64_t want) {
   ShardSet& shards = ctx.shards();
-  Shard& own = txns.Hold(shards.ForUser(reader));
+  // Held from here, unless the read deferred it (PageTxns::Defer): then only before a
+  // statement reads it.
+  Shard& own = shards.ForUser(reader);
+  const bool deferred = txns.deferred(own);
+  if (!deferred) txns.Hold(own);
   FeedPolicy feed(ctx);
   Home home;
   // A server keeps the reader's followees, active_on and inbox floor
-  // (tables/message_cache.h): read here only on a miss, and kept then.
+  // (tables/message_cache.h): read here only on a miss, and kept then. A deferred shard
+  // was validated by the read: it is not validated again.
   MessageCache* cache = ctx.message_cache();
-  const bool cacheable = cache != nullptr && cache->Usable(own);
+  const bool cacheable = cache != nullptr && (deferred || cache->Usable(own));
   const MessageCache::Lists kept = cacheable ? cache->FindLists(own, reader) : nullptr;
   MessageCache::ReaderLists fresh;  // read on a miss
+  if (kept == nullptr) txns.Hold(own);
   // The inbox is complete from its floor up (tables/msg_index.h); below it, pull.
   if (feed.HasInbox()) home.floor = kept ? kept->floor : (fresh.floor = InboxFloor(own, reader));
   want_below = want_below && home.floor > 0;
@@ -571,15 +599,17 @@ Home HomeSources(Context& ctx, PageTxns& txns, int64_t reader, bool want_below, 
   const std::vector<int64_t>& followees = kept ? kept->followees : fresh.followees;  // ascending
   if (feed.HasInbox()) {
     home.above.push_back(
-        InboxSource(shards, reader, home.floor, want, cacheable ? cache : nullptr));
+        InboxSource(shards, txns, reader, home.floor, want, cacheable ? cache : nullptr));
     // What the inbox will hold once the deliveries this server holds back are applied
     // (jobs/context.h, GroupCommit::held_deliveries): read from memory, so that a read
     // through the server that took a post sees it without applying anything.
+    if (!need_followees) txns.Hold(own);  // the follows are looked up there
     std::vector<int64_t> held =
         HeldInboxIds(ctx, own, reader, need_followees ? &followees : nullptr);
     if (!held.empty()) home.above.push_back(ListSource(std::move(held)));
   }
   bool pull_all = feed.PullsEveryFollowee();
+  if (pull_all || want_below) txns.Hold(own);  // the reader's own outbox is read there
   if (pull_all)
     home.above.push_back(AuthorSource(shards, reader, true, 0));
   else if (want_below)
@@ -673,6 +703,9 @@ class Page {
   int64_t skip() const { return skip_; }
   // The page's messages so far, newest first.
   const std::vector<int64_t>& ids() const { return ids_; }
+  // The followees a home page merged from their own posts (HomeSources' pulled).
+  int64_t pulled() const { return pulled_; }
+  void set_pulled(int64_t pulled) { pulled_ = pulled; }
   // Moves the cursor down to ceiling, unless it is already below it.
   void LowerCursorTo(int64_t ceiling) {
     if (cursor_ == 0 || cursor_ > ceiling) cursor_ = ceiling;
@@ -700,6 +733,7 @@ class Page {
   int64_t count_, skip_, cursor_;
   bool text_;
   std::vector<int64_t> ids_;
+  int64_t pulled_ = 0;
   Json json_out_ = Json::array();
   std::string text_out_;
 };
@@ -796,8 +830,10 @@ std::vector<Source> ArchiveSources(Context& ctx, PageTxns& txns, int64_t reader,
 
 // Fills page (made with the page's count, skip and max_id) with the timeline's messages
 // newer than since_id, inside txns.
-void FillPage(Context& ctx, PageTxns& txns, Page& page, int64_t reader, int64_t since_id,
-              bool home) {
+// tally: whether the read counts in HomeReadTally now (a server's deferred read counts once
+// it is known to stand: TimelineOf).
+void FillPage(Context& ctx, PageTxns& txns, Page& page, int64_t reader, int64_t since_id, bool home,
+              bool tally = true) {
   const int64_t count = page.count();
   // At and above the archive's boundary every message is live: the feed mode's page.
   const int64_t archived = ctx.shards().ArchivedBelow();
@@ -806,8 +842,11 @@ void FillPage(Context& ctx, PageTxns& txns, Page& page, int64_t reader, int64_t 
     // Above the floor the inbox is complete: merge it with the pulled authors down to the
     // floor; only if the page is not full yet, go on below it with every source.
     Home h = HomeSources(ctx, txns, reader, false, page.skip() + count);
-    home_reads.fetch_add(1, std::memory_order_relaxed);
-    pulled_authors.fetch_add(h.pulled, std::memory_order_relaxed);
+    page.set_pulled(h.pulled);
+    if (tally) {
+      home_reads.fetch_add(1, std::memory_order_relaxed);
+      pulled_authors.fetch_add(h.pulled, std::memory_order_relaxed);
+    }
     bool below = h.floor > 0 && live_since < h.floor - 1;
     page.Merge(h.above, below ? h.floor - 1 : live_since);
     if (below && !page.full()) {
@@ -839,20 +878,45 @@ Json ReadPage(Context& ctx, PageTxns& txns, int64_t reader, int64_t count, int64
   return page.TakeJson();
 }
 
-// The red dot's mark a server holds for reader (GroupCommit::held_reads, and a batch of
-// them its background applier is writing), or 0.
-int64_t HeldMark(Context& ctx, int64_t reader) {
+// What a server holds of reader's reads (GroupCommit::held_reads, and a batch of them its
+// background applier is writing): f(held) for each, the batch's first.
+template <class F>
+void ForEachHeld(Context& ctx, int64_t reader, F f) {
   GroupCommit& group = ctx.group_commit();
   const int index = ctx.shards().ForUser(reader).index();
-  auto in = [&](const GroupCommit::HeldReads& held) -> int64_t {
+  auto in = [&](const GroupCommit::HeldReads& held) {
     auto shard = held.find(index);
-    if (shard == held.end()) return 0;
+    if (shard == held.end()) return;
     auto it = shard->second.find(reader);
-    return it == shard->second.end() ? 0 : it->second.mark;
+    if (it != shard->second.end()) f(it->second);
   };
-  int64_t mark = group.held_reads.empty() ? 0 : in(group.held_reads);
-  if (group.in_flight && group.in_flight->reads) mark = std::max(mark, in(*group.in_flight->reads));
+  if (group.in_flight && group.in_flight->reads) in(*group.in_flight->reads);
+  if (!group.held_reads.empty()) in(group.held_reads);
+}
+
+// The red dot's mark a server holds for reader, or 0.
+int64_t HeldMark(Context& ctx, int64_t reader) {
+  int64_t mark = 0;
+  ForEachHeld(ctx, reader, [&](const GroupCommit::HeldRead& h) { mark = std::max(mark, h.mark); });
   return mark;
+}
+
+// The reader's state as its rows will hold it once what a server holds of its reads is
+// written: user and seen as the rows are now, then PayHeldReads' judgement of each held
+// read in the order they are written (the batch in flight first). One already written
+// changes nothing again.
+MessageCache::ReaderState AfterHeld(Context& ctx, const UserRow& user, int64_t seen) {
+  UserRow row;  // what ReadsHome looks at
+  row.last_active = user.last_active;
+  row.lists_touched = user.lists_touched;
+  ForEachHeld(ctx, user.id, [&](const GroupCommit::HeldRead& h) {
+    seen = std::max(seen, h.mark);
+    const bool touch = h.touch && row.last_active < h.now;
+    const bool rejoin = h.rejoin && !ReadsHome(row, h.now);
+    if (touch || rejoin) row.last_active = std::max(row.last_active, h.now);  // TouchUser
+    if (rejoin) row.lists_touched = h.now;
+  });
+  return {row.last_active, row.lists_touched, seen};
 }
 
 // The red dot (seed 004): how many home timeline items by others are newer than the mark,
@@ -887,8 +951,9 @@ struct ReadOwes {
   bool any() const { return mark != 0 || activity.any(); }
 };
 
-ReadOwes Owed(Context& ctx, const UserRow& reader, const std::vector<int64_t>& page,
-              bool first_page, int64_t count) {
+// seen: the stored mark when the caller has it (0: none), else it is read here.
+ReadOwes Owed(Context& ctx, const UserRow& reader, std::optional<int64_t> seen,
+              const std::vector<int64_t>& page, bool first_page, int64_t count) {
   ReadOwes owes;
   Shard& shard = ctx.shards().ForUser(reader.id);
   // The mark a server holds is looked at first: when it is at the page's newest already,
@@ -896,8 +961,11 @@ ReadOwes Owed(Context& ctx, const UserRow& reader, const std::vector<int64_t>& p
   if (first_page && !page.empty()) {
     const int64_t newest = page.front();
     if (HeldMark(ctx, reader.id) < newest) {
-      auto seen = GetSeen(shard, reader.id, kSeenTimeline);
-      if (!seen || seen->last_id < newest) owes.mark = newest;
+      if (!seen) {
+        auto row = GetSeen(shard, reader.id, kSeenTimeline);
+        seen = row ? row->last_id : 0;
+      }
+      if (*seen < newest) owes.mark = newest;
     }
   }
   owes.activity = ActivityOf(ctx, reader);
@@ -939,6 +1007,7 @@ constexpr size_t kMaxHeldReadsPerShard = 4 * kHeldReadsPerShard;
 void Hold(Context& ctx, int64_t reader, const ReadOwes& owes) {
   const int shard = ctx.shards().ForUser(reader).index();
   GroupCommit& group = ctx.group_commit();
+  MessageCache* cache = ctx.message_cache();
   if (group.held_reads.empty()) group.held_reads_since_ms = SteadyMs();
   auto& readers = group.held_reads[shard];
   GroupCommit::HeldRead& h = readers[reader];
@@ -947,6 +1016,15 @@ void Hold(Context& ctx, int64_t reader, const ReadOwes& owes) {
   h.rejoin = h.rejoin || owes.activity.rejoin;
   if (owes.activity.shown != 0) h.shown = owes.activity.shown;
   h.now = std::max(h.now, ctx.now());
+  // What is held is written quietly (PayHeldReads): a kept state takes now what that will
+  // write. It was kept as the rows will be once the reads held then are written
+  // (AfterHeld, TimelineOf) and has taken every hold since, so PayHeldReads judges the
+  // rows as the reads judged the state: the mark, the larger; with activity,
+  // last_active = h.now; with a rejoin, lists_touched = h.now.
+  if (cache != nullptr) {
+    const bool active = h.touch || h.rejoin;
+    cache->RaiseReader(reader, {active ? h.now : 0, h.rejoin ? h.now : 0, h.mark});
+  }
   const bool due = readers.size() >= kHeldReadsPerShard;
   try {
     if (group.background) {
@@ -956,6 +1034,7 @@ void Hold(Context& ctx, int64_t reader, const ReadOwes& owes) {
     }
     PayHeldReads(ctx, shard);
   } catch (const std::exception& e) {
+    if (cache != nullptr) cache->ForgetReader(0);  // the marks it took are not stored
     ctx.Warn(std::string("the read marks and activity held for shard ") + std::to_string(shard) +
              " could not be written (a later read records them again): " + e.what());
   }
@@ -966,6 +1045,9 @@ void Hold(Context& ctx, int64_t reader, const ReadOwes& owes) {
 int64_t PayHeldReads(Context& ctx, int only) {
   auto& held = ctx.group_commit().held_reads;
   int64_t paid = 0;
+  // A server's kept reader states took these marks when they were held (Hold), and forgot
+  // the activity: the writes name no reader. A failure forgets every kept state.
+  QuietReaderChanges quiet;
   for (auto it = held.begin(); it != held.end();) {
     if (only >= 0 && it->first != only) {
       ++it;
@@ -975,6 +1057,13 @@ int64_t PayHeldReads(Context& ctx, int only) {
     const std::unordered_map<int64_t, GroupCommit::HeldRead> readers = std::move(it->second);
     it = held.erase(it);
     Shard& shard = ctx.shards().At(index);
+    struct ForgetOnThrow {
+      MessageCache* cache;
+      bool done = false;
+      ~ForgetOnThrow() {
+        if (!done && cache != nullptr) cache->ForgetReader(0);
+      }
+    } forget{ctx.message_cache()};
     WriteTxn txn(shard, Sync::kNormal);
     for (const auto& [reader, h] : readers) {
       // Judged again on the rows as they are now: the reader may have been deleted, or
@@ -993,6 +1082,7 @@ int64_t PayHeldReads(Context& ctx, int only) {
       RecordActivity(ctx, shard, reader, due, h.now);
     }
     txn.Commit();
+    forget.done = true;
   }
   if (paid > 0) ctx.Settle();
   return paid;
@@ -1020,44 +1110,107 @@ void HomeReadTally(int64_t* reads, int64_t* pulled) {
 
 namespace {
 
+// The timeline op's arguments.
+struct TimelineArgs {
+  int64_t count, max_id, since_id, page;
+  bool home, unread;
+  bool first_page() const { return max_id == 0 && since_id == 0 && page == 0; }
+};
+
+// The page (as text when text is not null, else as the returned array) and what the read
+// owes, inside txns; user: the reader's row, seen: its stored mark when the caller has it.
+Json BuildHome(Context& ctx, PageTxns& txns, const TimelineArgs& a, const UserRow& user,
+               std::optional<int64_t> seen, std::string* text, bool tally, ReadOwes* owes,
+               int64_t* pulled) {
+  Page page(ctx, a.count, a.page * a.count, a.max_id, text != nullptr);
+  FillPage(ctx, txns, page, user.id, a.since_id, a.home, tally);
+  *pulled = page.pulled();
+  if (a.home) *owes = Owed(ctx, user, seen, page.ids(), a.first_page(), a.count);
+  if (text == nullptr) return page.TakeJson();
+  *text = page.TakeText();
+  return Json();
+}
+
+// A server's home read whose reader's state is kept (tables/message_cache.h, "Readers'
+// states"): the reader's shard is not held up front (PageTxns::Defer), so a read whose
+// lists and inbox rows are kept too opens nothing there: the reader's row, the mark and
+// the read transaction's BEGIN and COMMIT were a fifth of a read (perf, r10k trace). What
+// is read from memory is the shard as it was validated, and a statement on it runs in a
+// read transaction opened later: the page stands only when no commit has reached the
+// shard in between (its WAL-index header is unchanged), else it is built again as a
+// command builds it. nullopt: not served so.
+std::optional<Json> DeferredHome(Context& ctx, const TimelineArgs& a, int64_t reader,
+                                 std::string* text, ReadOwes* owes) {
+  MessageCache* cache = ctx.message_cache();
+  if (cache == nullptr || !a.home || a.unread) return std::nullopt;
+  Shard& own = ctx.shards().ForUser(reader);
+  WalHeader header;  // read before the shard is validated: a commit after it moves it
+  if (!own.WalIndexHeader(&header) || !cache->Usable(own)) return std::nullopt;
+  const MessageCache::ReaderState* kept = cache->FindReader(own, reader);
+  if (kept == nullptr) return std::nullopt;
+  UserRow user;  // what Owed looks at
+  user.id = reader;
+  user.last_active = kept->last_active;
+  user.lists_touched = kept->lists_touched;
+  const int64_t seen = kept->seen;
+  PageTxns txns(ctx);
+  txns.Defer(own, header);
+  int64_t pulled = 0;
+  std::string page_text;
+  Json result = BuildHome(ctx, txns, a, user, seen, text != nullptr ? &page_text : nullptr, false,
+                          owes, &pulled);
+  if (!txns.Unmoved(own)) return std::nullopt;
+  home_reads.fetch_add(1, std::memory_order_relaxed);
+  pulled_authors.fetch_add(pulled, std::memory_order_relaxed);
+  if (text != nullptr) *text = std::move(page_text);
+  return result;
+}
+
 // The timeline op; with text, its page is written as JSON text (TimelineText).
 Json TimelineOf(Context& ctx, const Json& args, std::string* text) {
   const int64_t reader = ctx.UserIdOf(args.at("user"));
-  // The reader's shard is held from the first statement: the reader's row (checked here,
-  // and judged for activity by Owed), the inbox and the mark are one snapshot, read under
-  // one WAL read lock instead of a lock for the row and another for the page.
-  PageTxns txns(ctx);
-  txns.Hold(ctx.shards().ForUser(reader));
-  const UserRow user = ctx.RequireUser(reader);
-  int64_t count = args.value("count", 20);
-  int64_t max_id = args.value("max_id", int64_t{0});
-  int64_t since_id = args.value("since_id", int64_t{0});
-  int64_t page_number = args.value("page", int64_t{0});
-  bool home = !args.value("posts", false);
-  if (args.value("unread", false)) {
-    if (!home || max_id != 0 || since_id != 0 || page_number != 0)
-      Fail(Code::kInvalidArgument,
-           "--unread counts the whole home timeline: no --posts, --max-id, --since-id or --page");
-    txns.Release();
-    return Unread(ctx, reader);
-  }
-  Page page(ctx, count, page_number * count, max_id, text != nullptr);
-  FillPage(ctx, txns, page, reader, since_id, home);
-  Json result;
-  if (text != nullptr)
-    *text = page.TakeText();
-  else
-    result = page.TakeJson();
-  if (!home) return result;
-  ReadOwes owes =
-      Owed(ctx, user, page.ids(), max_id == 0 && since_id == 0 && page_number == 0, count);
-  txns.Release();  // before any write: no BEGIN IMMEDIATE inside a read transaction
-  if (!owes.any()) return result;
+  TimelineArgs a;
+  a.count = args.value("count", 20);
+  a.max_id = args.value("max_id", int64_t{0});
+  a.since_id = args.value("since_id", int64_t{0});
+  a.page = args.value("page", int64_t{0});
+  a.home = !args.value("posts", false);
+  a.unread = args.value("unread", false);
+  ReadOwes owes;
+  std::optional<Json> result = DeferredHome(ctx, a, reader, text, &owes);
+  if (!result) {
+    // The reader's shard is held from the first statement: the reader's row (checked here,
+    // and judged for activity by Owed), the inbox and the mark are one snapshot, read under
+    // one WAL read lock instead of a lock for the row and another for the page.
+    PageTxns txns(ctx);
+    Shard& own = txns.Hold(ctx.shards().ForUser(reader));
+    const UserRow user = ctx.RequireUser(reader);
+    if (a.unread) {
+      if (!a.home || !a.first_page())
+        Fail(Code::kInvalidArgument,
+             "--unread counts the whole home timeline: no --posts, --max-id, --since-id or "
+             "--page");
+      txns.Release();
+      return Unread(ctx, reader);
+    }
+    // A server keeps what the next read judges its debts by (DeferredHome): the rows as
+    // they will be once what it holds of the reader's reads is written (Hold).
+    std::optional<int64_t> seen;
+    MessageCache* cache = ctx.message_cache();
+    if (a.home && cache != nullptr) {
+      auto row = GetSeen(own, reader, kSeenTimeline);
+      seen = row ? row->last_id : 0;
+      cache->PutReader(own, reader, AfterHeld(ctx, user, *seen));
+    }
+    int64_t pulled = 0;
+    result = BuildHome(ctx, txns, a, user, seen, text, true, &owes, &pulled);
+  }  // the read transactions end here, before any write: no BEGIN IMMEDIATE inside one
+  if (!a.home || !owes.any()) return *result;
   if (ctx.group_commit().defer_merged)
     Hold(ctx, reader, owes);
   else
     Pay(ctx, reader, owes);
-  return result;
+  return *result;
 }
 
 }  // namespace

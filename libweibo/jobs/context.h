@@ -159,6 +159,11 @@ struct GroupCommit {
   // (tables/msg_index.h), naming no reader, as this call makes up for it (ops/embedded.cc
   // sets it; flows/fanout.cc, PatchInboxes). Empty: they name their readers.
   std::function<void(const Json& payload, int target, bool applied)> delivered;
+  // A server that keeps its readers' states (tables/message_cache.h): called when a batch
+  // of held reads the background applier was paying has failed, between requests. Their
+  // writes name no reader (QuietReaderChanges, tables/user_info.h), as the states took
+  // them when they were held; this call forgets the states (ops/embedded.cc sets it).
+  std::function<void()> reads_unpaid;
   // A home read's held marks and activity (held_reads, below).
   struct HeldRead {
     int64_t mark = 0;  // the mark's new value; 0: none owed

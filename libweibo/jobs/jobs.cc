@@ -916,6 +916,7 @@ void FinishBackgroundApply(GroupCommit& group, bool wait) {
     failed = std::current_exception();
   }
   // A delivery batch's deliveries named no reader (HandOff): the inboxes kept learn them now.
+  if (failed && batch.reads && group.reads_unpaid) group.reads_unpaid();
   if (batch.target >= 0 && batch.patched && group.delivered)
     for (const HeldJob& job : *batch.jobs) group.delivered(job.payload, batch.target, !failed);
   for (const HeldJob& job : *batch.jobs) {

@@ -170,6 +170,7 @@ class Embedded : public Executor {
         counters_.reset();  // its hooks are on the shards' connections
         seen_.reset();
         group_commit_.delivered = nullptr;
+        group_commit_.reads_unpaid = nullptr;
         messages_.reset();
         shards_.reset();
         return op->local(options_.data_dir, args);
@@ -196,6 +197,9 @@ class Embedded : public Executor {
                                                               bool applied) {
             PatchInboxes(*cache, payload, target, applied);
           };
+        // The held reads it pays are in the reader states it keeps already (flows.h).
+        if (group_commit_.defer_merged && messages_)
+          group_commit_.reads_unpaid = [cache = messages_.get()] { cache->ForgetReader(0); };
       }
       if (request.authenticate) {  // on the executor's own clock, not the request's now
         Context auth(*shards_, Clock(options_.now_ms));

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -31,6 +32,10 @@ const CommitInterest kListsInterest{{kFollowingChange, kActiveOnChange, kInboxFl
 // What a reader's inbox is read from: msg_index, whose writers name the reader (0: all).
 const CommitInterest kInboxInterest{{kInboxChange}, {kInboxChange}};
 
+// What a reader's state is read from: user_info and last_seen, whose writers of the
+// state's columns name the reader (0: all).
+const CommitInterest kReaderInterest{{kReaderChange}, {kReaderChange}};
+
 // Where the reference counts of an object made by std::make_shared are, for a prefetch
 // hint: libstdc++ keeps them just before the object, in the same allocation. An address
 // only, computed as an integer (never dereferenced here), so a hint never forms a
@@ -49,7 +54,9 @@ MessageCache::MessageCache(size_t capacity)
       lists_watch_(&kListsInterest),
       lists_(bound()),
       inbox_watch_(&kInboxInterest),
-      inboxes_(bound()) {}
+      inboxes_(bound()),
+      reader_watch_(&kReaderInterest),
+      readers_(bound()) {}
 
 MessageCache::~MessageCache() {
   for (Shard* shard : watch_.shards())
@@ -74,17 +81,17 @@ void MessageCache::OnChange(void* arg, int op, const char* table, int64_t rowid)
   } else if (std::strcmp(table, kInboxChange) == 0) {
     // Keyed by the reader. An insert (the reader's own message, for Posted) sets the
     // reader's inbox aside; anything else forgets it.
-    auto aside = cache->inbox_aside_.find(rowid);
-    auto* item = rowid != 0 && op == SQLITE_INSERT ? cache->inboxes_.table.Find(rowid) : nullptr;
-    if (rowid == 0 || op != SQLITE_INSERT) {
+    if (rowid == 0 || op != SQLITE_INSERT)
       cache->ForgetInbox(rowid);
-    } else if (aside != cache->inbox_aside_.end()) {
-      ++aside->second.inserts;
-    } else if (item != nullptr) {
-      if (cache->inbox_aside_.size() >= kSetAside) cache->inbox_aside_.clear();
-      cache->inbox_aside_[rowid] = InboxAside{std::move(item->value), 1};
-    }
-    if (item != nullptr) cache->inboxes_.table.Erase(item);
+    else
+      SetAside(cache->inboxes_, cache->inbox_aside_, rowid);
+  } else if (std::strcmp(table, kReaderChange) == 0) {
+    // Keyed by the reader (0: all). Any change sets the reader's state aside, for Posted
+    // to bring back when the change was its post's touch of last_active.
+    if (rowid == 0)
+      cache->ForgetReader(0);
+    else
+      SetAside(cache->readers_, cache->reader_aside_, rowid);
   } else if (std::strcmp(table, "author_feed") == 0) {
     // Keyed by the author (tables/author_feed.cc), 0 for every author of the shard. An
     // insert sets the author's entry aside for Posted; anything else forgets it.
@@ -92,20 +99,25 @@ void MessageCache::OnChange(void* arg, int op, const char* table, int64_t rowid)
       cache->posts_.table.Clear();
       cache->set_aside_.clear();
     } else if (op == SQLITE_INSERT) {
-      auto* item = cache->posts_.table.Find(rowid);
-      auto aside = cache->set_aside_.find(rowid);
-      if (aside != cache->set_aside_.end()) {
-        ++aside->second.inserts;
-      } else if (item != nullptr) {
-        if (cache->set_aside_.size() >= kSetAside) cache->set_aside_.clear();
-        cache->set_aside_[rowid] = SetAside{std::move(item->value), 1};
-      }
-      if (item != nullptr) cache->posts_.table.Erase(item);
+      SetAside(cache->posts_, cache->set_aside_, rowid);
     } else {
       cache->posts_.table.Erase(rowid);
       cache->set_aside_.erase(rowid);
     }
   }
+}
+
+template <class T>
+void MessageCache::SetAside(ByKey<T>& by_key, AsideMap<T>& aside, int64_t key) {
+  auto* item = by_key.table.Find(key);
+  auto it = aside.find(key);
+  if (it != aside.end()) {
+    ++it->second.changes;
+  } else if (item != nullptr) {
+    if (aside.size() >= kSetAside) aside.clear();
+    aside[key] = Aside<T>{std::move(item->value), 1};
+  }
+  if (item != nullptr) by_key.table.Erase(item);
 }
 
 void MessageCache::Validate(Shard& shard) {
@@ -118,6 +130,39 @@ void MessageCache::Validate(Shard& shard) {
   stale.clear();
   inbox_watch_.Validate(shard, &stale);
   for (int64_t reader : stale) ForgetInbox(reader);
+  stale.clear();
+  reader_watch_.Validate(shard, &stale);
+  for (int64_t reader : stale) ForgetReader(reader);
+}
+
+void MessageCache::ForgetReader(int64_t reader) {
+  if (reader == 0) {
+    readers_.table.Clear();
+    reader_aside_.clear();
+  } else {
+    readers_.table.Erase(reader);
+    reader_aside_.erase(reader);
+  }
+}
+
+const MessageCache::ReaderState* MessageCache::FindReader(Shard& shard, int64_t reader) {
+  if (readers_.table.size() == 0 || !reader_watch_.Current(shard)) return nullptr;
+  return readers_.Find(reader, shard.index(), reader_watch_.generation(shard.index()));
+}
+
+void MessageCache::PutReader(Shard& shard, int64_t reader, const ReaderState& state) {
+  if (capacity_ == 0 || !reader_watch_.Watches(shard) || !InValidatedView(shard)) return;
+  reader_aside_.erase(reader);  // an older state: Posted must not bring it back
+  readers_.Put(reader, {state, reader_watch_.generation(shard.index()), shard.index()});
+}
+
+void MessageCache::RaiseReader(int64_t reader, const ReaderState& written) {
+  auto* item = readers_.table.Find(reader);
+  if (item == nullptr) return;
+  ReaderState& kept = item->value.value;
+  kept.last_active = std::max(kept.last_active, written.last_active);
+  kept.lists_touched = std::max(kept.lists_touched, written.lists_touched);
+  kept.seen = std::max(kept.seen, written.seen);
 }
 
 void MessageCache::ForgetInbox(int64_t reader) {
@@ -132,6 +177,10 @@ void MessageCache::ForgetInbox(int64_t reader) {
 
 void MessageCache::Hold(Shard& shard) {
   Validate(shard);
+  HoldValidated(shard);
+}
+
+void MessageCache::HoldValidated(Shard& shard) {
   const size_t i = static_cast<size_t>(shard.index());
   if (i >= held_.size()) held_.resize(i + 1, false);
   held_[i] = true;
@@ -255,13 +304,24 @@ void MessageCache::PutPosts(Shard& shard, int64_t author, Posts posts) {
 }
 
 void MessageCache::Posted(Shard& shard, const MsgRow& row) {
+  auto state = reader_aside_.find(row.user_id);
+  if (state != reader_aside_.end()) {
+    Aside<ReaderState> aside = std::move(state->second);
+    reader_aside_.erase(state);
+    ByKey<ReaderState>::Entry& e = aside.entry;
+    if (aside.changes == 1 && InValidatedView(shard) && e.shard == shard.index() &&
+        e.generation == reader_watch_.generation(shard.index())) {
+      e.value.last_active = std::max(e.value.last_active, row.time);  // the post's TouchUser
+      readers_.Put(row.user_id, std::move(e));
+    }
+  }
   auto inbox = inbox_aside_.find(row.user_id);
   if (inbox != inbox_aside_.end()) {
-    InboxAside aside = std::move(inbox->second);
+    Aside<ReaderInbox> aside = std::move(inbox->second);
     inbox_aside_.erase(inbox);
     ByKey<ReaderInbox>::Entry& e = aside.entry;
     auto& rows = e.value.rows;
-    if (aside.inserts == 1 && InValidatedView(shard) && e.shard == shard.index() &&
+    if (aside.changes == 1 && InValidatedView(shard) && e.shard == shard.index() &&
         e.generation == inbox_watch_.generation(shard.index()) &&
         (rows.empty() || row.id > rows.front().first)) {
       AddInboxRow(e.value, rows.begin(), row.id, row.user_id);
@@ -270,10 +330,10 @@ void MessageCache::Posted(Shard& shard, const MsgRow& row) {
   }
   auto it = set_aside_.find(row.user_id);
   if (it == set_aside_.end()) return;
-  SetAside aside = std::move(it->second);
+  Aside<Posts> aside = std::move(it->second);
   set_aside_.erase(it);
   ByKey<Posts>::Entry& e = aside.entry;
-  if (aside.inserts != 1 || !InValidatedView(shard) || e.shard != shard.index() ||
+  if (aside.changes != 1 || !InValidatedView(shard) || e.shard != shard.index() ||
       e.generation != watch_.generation(shard.index()))
     return;
   if (row.type != kComment) {

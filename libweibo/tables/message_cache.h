@@ -101,6 +101,22 @@
 // finds the delivery among the held ones (flows/fanout.cc, HeldInboxIds), and a delivery
 // read both ways is shown once (the merge drops duplicates). An inbox kept is changed in
 // place: a read copies its ids out.
+//
+// Readers' states. What a home read owes (flows/timeline.cc, Owed) is judged by three
+// values on the reader's shard: user_info's last_active and lists_touched, and the home
+// timeline's mark (last_seen). Reading them opened a read transaction on the reader's
+// shard for every read, a fifth of an embedded hybrid read with the row and the mark
+// (perf, r10k trace, session 48), although the lists and the inbox came from here. The
+// cache keeps them by reader (ReaderState), under a fourth watch (reader_watch_) whose
+// one table is keyed: their writers name the reader (kReaderChange, tables/user_info.h).
+// A read that finds them, and the lists and inbox rows, opens nothing on the reader's
+// shard. What changes them most is the reads themselves: a server holds what a read owes
+// and writes it later (GroupCommit::held_reads), inside a QuietReaderChanges scope where
+// the writes name no one: the read raises the kept state to what the payment will write
+// when it holds it (RaiseReader), and a state is kept only from a read of a reader with
+// nothing held, so that the kept state is what the rows will be. A failed payment forgets
+// every state. A post by this process sets its author's state aside as it touches
+// last_active, and Posted brings it back with the post's time.
 #ifndef WEIBO_TABLES_MESSAGE_CACHE_H_
 #define WEIBO_TABLES_MESSAGE_CACHE_H_
 
@@ -136,6 +152,10 @@ class MessageCache {
   // with the generation from before its snapshot (a commit in between only costs a miss
   // at the next validation). Release when the transaction ends.
   void Hold(Shard& shard);
+  // Hold without validating: for a shard validated earlier in the request whose caller
+  // checks, once the page is built, that no commit reached it since (flows/timeline.cc,
+  // PageTxns::Defer).
+  void HoldValidated(Shard& shard);
   void Release(int shard);
   // Rows are shared, never changed once stored: a hit hands the page its row without
   // copying the content, the name and the attrs (a page shows 20 to 40 of them).
@@ -225,6 +245,21 @@ class MessageCache {
   // failure, the reader's inbox is forgotten.
   void Delivered(int shard, int64_t reader, int64_t msg_id, int64_t author, bool applied);
 
+  // The values a home read judges what it owes by (see "Readers' states" above): the
+  // reader's user_info.last_active and lists_touched, and its home timeline's mark
+  // (last_seen; 0: none).
+  struct ReaderState {
+    int64_t last_active = 0, lists_touched = 0, seen = 0;
+  };
+  // The reader's kept state (the reader on shard), or nullptr; as FindLists.
+  const ReaderState* FindReader(Shard& shard, int64_t reader);
+  // Keeps state, read from shard just now, under the rules of Put.
+  void PutReader(Shard& shard, int64_t reader, const ReaderState& state);
+  // What a server holds of the reader's read is to be written with no reader named: the
+  // kept state takes it now, each value the larger of the kept one and the given one.
+  void RaiseReader(int64_t reader, const ReaderState& written);
+  void ForgetReader(int64_t reader);  // 0: every reader's
+
   size_t size() const { return entries_.size(); }
   size_t capacity() const { return capacity_; }
   const ShardWatch& watch() const { return watch_; }  // its drops and adoptions
@@ -287,15 +322,21 @@ class MessageCache {
       table.Insert(key).value = std::move(entry);
     }
   };
-  ByKey<Posts> posts_;  // by author, under watch_
-  // Entries an author_feed insert set aside, until Posted (by author), with the inserts
-  // seen since; at most kSetAside of them.
-  struct SetAside {
-    ByKey<Posts>::Entry entry;
-    int inserts = 0;
+  // Entries a named write on this connection set aside, until Posted brings them back, by
+  // key, with the writes seen since (changes); at most kSetAside of them.
+  template <class T>
+  struct Aside {
+    typename ByKey<T>::Entry entry;
+    int changes = 0;
   };
+  template <class T>
+  using AsideMap = std::unordered_map<int64_t, Aside<T>>;
   static constexpr size_t kSetAside = 1024;
-  std::unordered_map<int64_t, SetAside> set_aside_;
+  // A named write of key's rows: its entry is set aside (the first write) or counted.
+  template <class T>
+  static void SetAside(ByKey<T>& by_key, AsideMap<T>& aside, int64_t key);
+  ByKey<Posts> posts_;         // by author, under watch_
+  AsideMap<Posts> set_aside_;  // by author: an author_feed insert
   // Readers' lists, by reader, under a watch of their own: the background applier's
   // commits change active_on often (joins), which must not drop the shard's page rows.
   ShardWatch lists_watch_;
@@ -304,14 +345,14 @@ class MessageCache {
   // readers too, and must not cost their inboxes).
   ShardWatch inbox_watch_;
   ByKey<ReaderInbox> inboxes_;  // by reader, under inbox_watch_; changed in place (Delivered)
-  // Inboxes a named insert on this connection set aside, until Posted (by reader), with
-  // the inserts seen since; at most kSetAside of them.
-  struct InboxAside {
-    ByKey<ReaderInbox>::Entry entry;
-    int inserts = 0;
-  };
-  std::unordered_map<int64_t, InboxAside> inbox_aside_;
-  size_t bound() const { return capacity_ / 4 + 1; }  // of posts_, lists_ and inboxes_
+  AsideMap<ReaderInbox> inbox_aside_;  // by reader: a msg_index insert
+  // Readers' states, by reader, under a watch of their own (the applier's payments of held
+  // reads write user_info and last_seen quietly, and must not cost anything else).
+  ShardWatch reader_watch_;
+  ByKey<ReaderState> readers_;  // by reader, under reader_watch_; raised in place (RaiseReader)
+  AsideMap<ReaderState> reader_aside_;  // by reader: any change of its state
+  // of posts_, lists_, inboxes_ and readers_
+  size_t bound() const { return capacity_ / 4 + 1; }
 };
 
 }  // namespace weibo

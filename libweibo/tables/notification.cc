@@ -1,6 +1,9 @@
 #include "tables/notification.h"
 
+#include <sqlite3.h>
+
 #include "storage/shard.h"
+#include "tables/user_info.h"
 
 namespace weibo {
 
@@ -52,6 +55,7 @@ void SetSeen(Shard& shard, int64_t user, int kind, int64_t last_id, int64_t time
           "time = max(time, excluded.time)")
       .BindAll(user, int64_t{kind}, last_id, time)
       .Run();
+  if (kind == kSeenTimeline) ReaderChanged(shard, SQLITE_UPDATE, user);
 }
 
 namespace {
@@ -73,6 +77,7 @@ bool AnySeenStale(Shard& shard, int kind, int64_t cutoff) {
 int64_t ExpireSeen(Shard& shard, int kind, int64_t cutoff) {
   static const std::string sql = std::string("DELETE ") + kExpired;
   int64_t expired = shard.Query(sql.c_str()).BindAll(int64_t{kind}, cutoff).Run();
+  if (expired > 0 && kind == kSeenTimeline) ReaderChanged(shard, SQLITE_DELETE, 0);
   // What is left before cutoff belongs to users active since (the DELETE took the rest,
   // a row without a user_info row too): dated to that activity, never before cutoff.
   shard

@@ -135,11 +135,26 @@ void TouchUser(Shard& shard, int64_t id, int64_t now_ms) {
   shard.Query("UPDATE user_info SET last_active = max(last_active, ?) WHERE user_id = ?")
       .BindAll(now_ms, id)
       .Run();
+  ReaderChanged(shard, SQLITE_UPDATE, id);
 }
 
 void SetListsTouched(Shard& shard, int64_t id, int64_t now_ms) {
   shard.Query("UPDATE user_info SET lists_touched = ? WHERE user_id = ?").BindAll(now_ms, id).Run();
+  ReaderChanged(shard, SQLITE_UPDATE, id);
 }
+
+namespace {
+thread_local bool quiet_reader_changes = false;
+}  // namespace
+
+void ReaderChanged(Shard& shard, int op, int64_t user) {
+  if (!quiet_reader_changes) shard.NoteRowChange(op, kReaderChange, user);
+}
+
+QuietReaderChanges::QuietReaderChanges() : was_(quiet_reader_changes) {
+  quiet_reader_changes = true;
+}
+QuietReaderChanges::~QuietReaderChanges() { quiet_reader_changes = was_; }
 
 std::vector<UserRow> ListUsers(Shard& shard) {
   Stmt& s = shard.Query(

@@ -57,8 +57,32 @@ constexpr char kUserNameChange[] = "user_info.user_name";
 void AddUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows);
 // Sets pulled once fans_count >= threshold; it is never cleared. True when this call set it.
 bool MarkPulledFrom(Shard& shard, int64_t id, int64_t threshold);
+// What a home read judges its debts by (flows/timeline.cc, Owed): a user's last_active
+// and lists_touched here, and the home timeline's mark in last_seen
+// (tables/notification.h). Every write of them tells the shard's row listeners and commit
+// log kReaderChange, keyed by the user (0: every user of the shard), so that a server
+// keeps them by reader (tables/message_cache.h, "Readers' states") and forgets a reader's
+// when they change. Writes made inside a QuietReaderChanges scope name no one (below).
+constexpr char kReaderChange[] = "user_info.reader";
 void TouchUser(Shard& shard, int64_t id, int64_t now_ms);
 void SetListsTouched(Shard& shard, int64_t id, int64_t now_ms);
+// Names user (0: all) with kReaderChange, unless a QuietReaderChanges scope is alive on
+// this thread.
+void ReaderChanged(Shard& shard, int op, int64_t user);
+// While one is alive on a thread, the writes of kReaderChange's columns on that thread
+// name no reader: a server paying the reads it held (flows/timeline.cc, PayHeldReads)
+// has put into its kept states what they write when it held them, and forgets the
+// states when the payment fails.
+class QuietReaderChanges {
+ public:
+  QuietReaderChanges();
+  ~QuietReaderChanges();
+  QuietReaderChanges(const QuietReaderChanges&) = delete;
+  QuietReaderChanges& operator=(const QuietReaderChanges&) = delete;
+
+ private:
+  bool was_;
+};
 std::vector<UserRow> ListUsers(Shard& shard);
 void SetUserCounts(Shard& shard, int64_t id, int64_t msgs, int64_t fans, int64_t follows);
 

@@ -6,7 +6,9 @@
 #include <chrono>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -600,6 +602,124 @@ TEST_CASE("timeline: a server keeps readers' inboxes and adds the deliveries it 
   auto deleted = read();
   CHECK(deleted.first == c.TimelineIds(alice));
   for (int64_t id : deleted.first) CHECK(id != m3);
+}
+
+// A server's kept reader states (tables/message_cache.h, "Readers' states"): a read whose
+// reader's state, lists and inbox rows are kept reads neither the reader's row nor its mark,
+// and what the server then holds and writes quietly is what a server without the cache
+// writes. Two clusters, made alike, take the same requests at the same clocks (reads hours
+// and days apart, so that activity and rejoins are owed; the reader's own posts, another
+// author's, follows and unfollows, idle steps): every page is the same, and so are the
+// readers' marks, lists_touched and list joins (at each step without a background applier,
+// which makes both write at the same requests; at the end with one). last_active may be
+// earlier with the cache: a server without it reads the row, which does not show the touch
+// it holds yet, and so holds the touch again at each read until it is written, with that
+// read's clock; with the cache the state shows it, and the touch keeps the first read's.
+TEST_CASE("timeline: a server keeps readers' states, and writes what a server without does") {
+  const bool background = GENERATE(false, true);
+  struct Side {
+    Cluster c{ClusterOptions{4, "hybrid"}};
+    std::unique_ptr<Executor> server;
+  };
+  Side kept, plain;
+  std::vector<int64_t> readers, authors;
+  for (Side* side : {&kept, &plain}) {
+    readers = {side->c.AddUser("alice")};
+    authors.clear();
+    for (int i = 0; authors.size() < 3 || readers.size() < 2; ++i) {
+      const int64_t user = side->c.AddUser("user" + std::to_string(i));
+      if (user % 4 == readers[0] % 4 && readers.size() < 2)
+        readers.push_back(user);
+      else if (user % 4 != readers[0] % 4 && authors.size() < 3)
+        authors.push_back(user);
+    }
+    for (int64_t reader : readers)
+      for (size_t i = 0; i < 2; ++i) side->c.Follow(reader, authors[i]);
+    for (int64_t author : authors) side->c.Post(author, "before");
+    EmbeddedOptions options = test::ServerOptions(side->c.dir());
+    options.explain = true;
+    options.message_cache = side == &kept ? 1000 : 0;
+    options.background_applies = background;
+    side->server = OpenEmbedded(options);
+  }
+  int64_t now = test::kNow + 100000;
+  auto run = [&](Side& side, const std::string& op, Json args) {
+    Request request{op, std::move(args)};
+    request.now_ms = now;
+    Result<Json> result = side.server->Execute(request);
+    INFO(op << ": " << result.status().message());
+    REQUIRE(result.ok());
+    return result.value();
+  };
+  const std::string user_row = "FROM user_info WHERE user_id = ?";
+  const std::string mark_row = "FROM last_seen WHERE user_id = ?";
+  // Alice's second read, with nothing changed: neither her row nor her mark is read.
+  run(kept, "timeline", Json{{"user", readers[0]}});
+  CHECK(Matching(kept.server->Explain(), user_row) >= 1);
+  run(kept, "timeline", Json{{"user", readers[0]}});
+  CHECK(Matching(kept.server->Explain(), user_row) == 0);
+  CHECK(Matching(kept.server->Explain(), mark_row) == 0);
+  run(plain, "timeline", Json{{"user", readers[0]}});
+  run(plain, "timeline", Json{{"user", readers[0]}});
+
+  std::mt19937_64 rng(49);
+  const int64_t hour = 3600000;
+  const int64_t steps[] = {1000, 600000, 2 * hour, 7 * hour, 13 * hour, 25 * hour};
+  // The readers' marks, lists_touched and list joins (when touched: lists_touched), as the
+  // rows are; with touched, their last_active.
+  auto rows = [&](Side& side, bool touched = false) {
+    std::vector<int64_t> values;
+    for (int64_t reader : readers) {
+      const std::string id = std::to_string(reader);
+      test::RawDb home(side.c.ShardPath(static_cast<int>(reader % 4)));
+      if (touched) {
+        values.push_back(home.Int("SELECT last_active FROM user_info WHERE user_id = " + id));
+        continue;
+      }
+      for (const char* sql :
+           {"SELECT ifnull(max(last_id), 0) FROM last_seen WHERE kind = 1 AND user_id = ",
+            "SELECT lists_touched FROM user_info WHERE user_id = ",
+            "SELECT count(*) FROM active_on WHERE user_id = "})
+        values.push_back(home.Int(sql + id));
+    }
+    return values;
+  };
+  std::map<int64_t, bool> follows;  // reader -> follows authors[2]
+  int64_t deferred = 0;
+  for (int step = 0; step < 120; ++step) {
+    now += steps[rng() % 6];
+    const uint64_t what = rng() % 10;
+    const int64_t reader = readers[rng() % 2];
+    std::vector<std::vector<int64_t>> pages;
+    for (Side* side : {&kept, &plain}) {
+      if (what < 5) {
+        pages.push_back(IdsOf(run(*side, "timeline", Json{{"user", reader}})));
+        if (side == &kept && Matching(kept.server->Explain(), user_row) == 0) ++deferred;
+      } else if (what < 7) {
+        run(*side, "post",
+            Json{{"user", what == 5 ? reader : authors[step % 2]},
+                 {"content", "step " + std::to_string(step)}});
+      } else if (what == 7) {
+        run(*side, follows[reader] ? "unfollow" : "follow",
+            Json{{"user", reader}, {"target", authors[2]}});
+      } else {
+        side->server->Idle();
+      }
+    }
+    if (what == 7) follows[reader] = !follows[reader];
+    if (pages.size() == 2) CHECK(pages[0] == pages[1]);
+    // Without a background applier both write at the same requests: the same rows at each
+    // step (with one, at the end).
+    if (!background) CHECK(rows(kept) == rows(plain));
+  }
+  CHECK(deferred > 10);
+  for (Side* side : {&kept, &plain}) side->server.reset();  // what it holds is written
+  CHECK(rows(kept) == rows(plain));
+  const std::vector<int64_t> touched = rows(kept, true), without = rows(plain, true);
+  for (size_t i = 0; i < touched.size(); ++i) {
+    CHECK(touched[i] <= without[i]);
+    CHECK(touched[i] > without[i] - kActivityGrainMs);
+  }
 }
 
 }  // namespace

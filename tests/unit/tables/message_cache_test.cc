@@ -15,6 +15,7 @@
 #include "tables/author_feed.h"
 #include "tables/msg_index.h"
 #include "tables/msg_page.h"
+#include "tables/notification.h"
 #include "tables/outbox.h"
 #include "tables/user_info.h"
 #include "tables/user_relation.h"
@@ -498,6 +499,94 @@ TEST_CASE("message cache: readers' inboxes go by reader, and take the deliveries
   RawDb(shard->path()).Exec("INSERT INTO job_applied(job_id, applied) VALUES (1, 1)");
   CHECK_FALSE(inbox(4));
   CHECK_FALSE(inbox(8));
+}
+
+// Readers' states: forgotten by every named write of last_active, lists_touched and the home
+// timeline's mark (this connection's, and this process's other connections' by reader, an
+// expiry's for all), kept through writes in a QuietReaderChanges scope, raised in place, and
+// brought back by Posted after the author's own post touched last_active.
+TEST_CASE("message cache: readers' states go by reader, quiet writes keep them") {
+  TempDir dir;
+  auto shard = FreshShard(dir);
+  Shard other(0, shard->path(), false, nullptr);
+  MessageCache cache(64);
+  using State = MessageCache::ReaderState;
+  auto state = [&](int64_t reader) -> std::optional<std::vector<int64_t>> {
+    REQUIRE(cache.Usable(*shard));
+    const State* kept = cache.FindReader(*shard, reader);
+    if (kept == nullptr) return std::nullopt;
+    return std::vector<int64_t>{kept->last_active, kept->lists_touched, kept->seen};
+  };
+  auto put = [&](int64_t reader, State s) {
+    REQUIRE(cache.Usable(*shard));
+    cache.PutReader(*shard, reader, s);
+    REQUIRE(state(reader));
+  };
+  auto in = [](Shard& s, const std::function<void()>& write) {
+    WriteTxn txn(s);
+    write();
+    txn.Commit();
+  };
+  for (int64_t user : {4, 8}) InsertUser(*shard, UserRow{user, "u" + std::to_string(user)});
+  put(4, {100, 50, 7});
+  put(8, {100, 50, 7});
+  // Another of this process's connections forgets the readers it named.
+  in(other, [&] { TouchUser(other, 4, 200); });
+  CHECK_FALSE(state(4));
+  CHECK(state(8));
+  put(4, {200, 50, 7});
+  in(other, [&] { SetSeen(other, 8, kSeenTimeline, 9, 200); });
+  CHECK_FALSE(state(8));
+  CHECK(state(4));
+  put(8, {100, 50, 9});
+  in(other, [&] { SetSeen(other, 8, kSeenNotify, 11, 200); });  // not the home timeline's
+  CHECK(state(8));
+  // This connection's own write forgets (sets aside) the reader's.
+  in(*shard, [&] { SetListsTouched(*shard, 8, 300); });
+  CHECK_FALSE(state(8));
+  CHECK(state(4));
+  // Quiet writes (a server paying the reads it held) name no one; what they write is
+  // raised in, the larger of each value.
+  put(8, {100, 300, 9});
+  in(other, [&] {
+    QuietReaderChanges quiet;
+    TouchUser(other, 4, 400);
+    SetListsTouched(other, 4, 400);
+    SetSeen(other, 4, kSeenTimeline, 12, 400);
+  });
+  CHECK(state(4) == std::vector<int64_t>{200, 50, 7});  // stale until raised, as a hold does
+  cache.RaiseReader(4, {400, 400, 12});
+  CHECK(state(4) == std::vector<int64_t>{400, 400, 12});
+  cache.RaiseReader(4, {0, 0, 10});
+  CHECK(state(4) == std::vector<int64_t>{400, 400, 12});
+  CHECK(state(8) == std::vector<int64_t>{100, 300, 9});
+  // The author's own post on this connection touches last_active: set aside, and Posted
+  // brings it back with the post's time. Two changes before Posted: forgotten.
+  MsgRow post;
+  post.id = 500;
+  post.user_id = 4;
+  post.time = 450;
+  in(*shard, [&] { TouchUser(*shard, 4, 450); });
+  CHECK_FALSE(state(4));
+  REQUIRE(cache.Usable(*shard));
+  cache.Posted(*shard, post);
+  CHECK(state(4) == std::vector<int64_t>{450, 400, 12});
+  in(*shard, [&] {
+    TouchUser(*shard, 4, 460);
+    SetSeen(*shard, 4, kSeenTimeline, 13, 460);
+  });
+  post.time = 460;
+  REQUIRE(cache.Usable(*shard));
+  cache.Posted(*shard, post);
+  CHECK_FALSE(state(4));
+  // An expiry of home timeline marks names every reader; another process drops them all.
+  put(4, {460, 400, 13});
+  in(other, [&] { ExpireSeen(other, kSeenTimeline, 1LL << 40); });
+  CHECK_FALSE(state(4));
+  CHECK_FALSE(state(8));
+  put(4, {460, 400, 13});
+  RawDb(shard->path()).Exec("INSERT INTO job_applied(job_id, applied) VALUES (1, 1)");
+  CHECK_FALSE(state(4));
 }
 
 // The authors' newest posts: forgotten by this connection's author_feed writes (which the
