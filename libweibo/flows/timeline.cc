@@ -52,7 +52,9 @@
 // merged from memory, with no statement on the author's shard. It also keeps each reader's
 // followees and active_on (HomeSources), so a read whose lists have not changed reads
 // neither, and each reader's newest inbox rows (InboxSource), to which the deliveries the
-// server held are added once it has applied them: most first pages read no inbox row.
+// server held are added once it has applied them: most first pages read no inbox row. And
+// it keeps what the read judges its debts by (the reader's row's activity and the mark:
+// DeferredHome), so a read that finds all of these opens nothing on the reader's shard.
 //
 // What a home read owes is read inside the reader's shard's read transaction (Owed): the
 // red dot's mark when the first page shows something newer than it, and activity at most
