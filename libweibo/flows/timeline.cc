@@ -1047,8 +1047,8 @@ void Hold(Context& ctx, int64_t reader, const ReadOwes& owes) {
 int64_t PayHeldReads(Context& ctx, int only) {
   auto& held = ctx.group_commit().held_reads;
   int64_t paid = 0;
-  // A server's kept reader states took these marks when they were held (Hold), and forgot
-  // the activity: the writes name no reader. A failure forgets every kept state.
+  // A server's kept reader states took what these write when the reads were held (Hold,
+  // RaiseReader): the writes name no reader. A failure forgets every kept state.
   QuietReaderChanges quiet;
   for (auto it = held.begin(); it != held.end();) {
     if (only >= 0 && it->first != only) {
